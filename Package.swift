@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Swiftlet: a small single-domain XMPP server (`swiftletd`), a client kit
+/// and a CLI (`swiftlet`) on one shared core (`XMPPCore`).
+///
+/// The only dependencies are the Swift toolchain and three C libraries from
+/// the system: Expat, SQLite3 and OpenSSL (Debian: libexpat1-dev,
+/// libsqlite3-dev, libssl-dev).
+let package = Package(
+    name: "Swiftlet",
+    products: [
+        .library(name: "XMPPCore", targets: ["XMPPCore"]),
+        .executable(name: "swiftletd", targets: ["swiftletd"]),
+        .executable(name: "swiftlet", targets: ["swiftlet"]),
+    ],
+    targets: [
+        // System C libraries: a module map plus a shim header each.
+        .systemLibrary(
+            name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat",
+            providers: [.apt(["libexpat1-dev"]), .brew(["expat"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // epoll/eventfd/timerfd, which Glibc does not export to Swift.
+        .target(name: "CSystem", path: "Sources/CSystem"),
+
+        .target(
+            name: "XMPPCore",
+            dependencies: ["CExpat", "COpenSSL"],
+            path: "Sources/XMPPCore"),
+        .executableTarget(
+            name: "swiftletd",
+            dependencies: ["XMPPCore"],
+            path: "Sources/swiftletd"),
+        .executableTarget(
+            name: "swiftlet",
+            dependencies: ["XMPPCore"],
+            path: "Sources/swiftlet"),
+        .executableTarget(
+            name: "parser-benchmark",
+            dependencies: ["XMPPCore", "CExpat"],
+            path: "tools/parser-benchmark"),
+
+        .testTarget(
+            name: "XMPPCoreTests",
+            dependencies: ["XMPPCore", "CExpat"],
+            path: "Tests/XMPPCoreTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

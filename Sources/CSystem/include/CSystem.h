@@ -1,0 +1,23 @@
+#ifndef SWIFTLET_CSYSTEM_H
+#define SWIFTLET_CSYSTEM_H
+// Linux readiness and timer primitives that Glibc does not export to Swift.
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+
+/// The corresponding C function is `epoll_create1`.
+int swiftlet_epoll_create1(int flags);
+/// The corresponding C function is `epoll_ctl`.
+int swiftlet_epoll_ctl(int epfd, int op, int fd, struct epoll_event *event);
+/// The corresponding C function is `epoll_wait`.
+int swiftlet_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout);
+/// The corresponding C function is `eventfd`.
+int swiftlet_eventfd(unsigned int initval, int flags);
+/// The corresponding C function is `timerfd_create`.
+int swiftlet_timerfd_create(int clockid, int flags);
+/// The corresponding C function is `timerfd_settime`.
+int swiftlet_timerfd_settime(int fd, int flags, const struct itimerspec *new_value,
+                             struct itimerspec *old_value);
+#endif
+#endif
