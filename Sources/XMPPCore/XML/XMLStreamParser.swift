@@ -1,0 +1,367 @@
+import CExpat
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An incremental, namespace-aware parser for one XMPP XML stream, on Expat.
+///
+/// Feed it bytes as they come off the wire, split anywhere (even inside a
+/// multi-byte UTF-8 character); it reports the stream's opening tag, each
+/// complete top-level element as an `Element` tree, and the closing tag.
+///
+/// It enforces the restricted XML of RFC 6120 §11.1 (no comments, processing
+/// instructions, DTDs or entity declarations, hence no entity expansion at
+/// all) and the configured `Limits`, so a hostile peer costs at most
+/// `maxStanzaSize` plus one feed slice of memory.
+///
+/// Not thread-safe: one parser belongs to one session on one event loop.
+public final class XMLStreamParser {
+    /// Bounds on what one peer may make the parser hold.
+    public struct Limits: Sendable, Hashable {
+        /// The largest top-level element, in bytes of its serialized form
+        /// (default 256 KiB). The stream header counts as one unit too.
+        public var maxStanzaSize: Int
+        /// The deepest nesting inside a top-level element, which has depth 1
+        /// (default 64).
+        public var maxDepth: Int
+        /// The most attributes on one element (default 64).
+        public var maxAttributes: Int
+        /// The largest single piece of markup, such as one start tag with
+        /// all its attributes, in bytes (default 16 KiB; two maximal JIDs
+        /// take 6 KiB).
+        ///
+        /// Expat 2.5 rescans an unfinished token from its start on every
+        /// feed, so a peer trickling a huge start tag a byte at a time would
+        /// cost time quadratic in its size; this bound keeps the cost of
+        /// each byte constant.
+        public var maxTokenSize: Int
+
+        /// Creates limits; the defaults suit an authenticated client stream.
+        public init(
+            maxStanzaSize: Int = 256 * 1024, maxDepth: Int = 64, maxAttributes: Int = 64,
+            maxTokenSize: Int = 16 * 1024
+        ) {
+            precondition(maxStanzaSize > 0 && maxDepth > 0 && maxAttributes >= 0 && maxTokenSize > 0)
+            self.maxStanzaSize = maxStanzaSize
+            self.maxDepth = maxDepth
+            self.maxAttributes = maxAttributes
+            self.maxTokenSize = maxTokenSize
+        }
+    }
+
+    /// The limits in force; may be changed between feeds (for example raised
+    /// once a stream is authenticated).
+    public var limits: Limits
+
+    private var expat: XML_Parser
+    private var events: [XMLStreamEvent] = []
+    fileprivate private(set) var failure: XMLStreamError?
+    private var streamOpened = false
+    private var streamClosed = false
+    /// The open elements of the current top-level element, outermost first.
+    private var stack: [Element] = []
+    /// Character data not yet attached to `stack.last`.
+    private var text: [UInt8] = []
+    /// Namespace declarations seen since the last start tag.
+    private var pendingDeclarations: [(prefix: String?, uri: String)] = []
+    /// Bytes given to Expat since creation or the last reset.
+    private var bytesFed = 0
+    /// Where the unit being parsed (a stanza, or the header) began.
+    private var unitStart = 0
+    /// Where the last construct Expat reported ended: what follows is a
+    /// token Expat has not finished.
+    private var lastEventEnd = 0
+    /// Namespace URIs seen so far, so that each is allocated once per stream.
+    private var namespaces = NamespaceTable()
+
+    /// The separator Expat puts between a namespace URI and a local name;
+    /// a control character, so no well-formed URI contains it.
+    fileprivate static let separator: CChar = 0x01
+
+    /// Creates a parser with the given limits.
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+        guard let parser = XML_ParserCreateNS("UTF-8", XML_Char(Self.separator)) else {
+            fatalError("Expat could not allocate a parser")
+        }
+        expat = parser
+        installHandlers()
+    }
+
+    deinit {
+        XML_ParserFree(expat)
+    }
+
+    /// Forgets everything and expects a new stream header, as after STARTTLS
+    /// or SASL success (RFC 6120 §5.4.3.3, §6.4.6). Limits are kept.
+    public func reset() {
+        guard XML_ParserReset(expat, "UTF-8") == XML_TRUE else {
+            fatalError("Expat could not reset a parser")
+        }
+        installHandlers()
+        events = []
+        failure = nil
+        streamOpened = false
+        streamClosed = false
+        stack = []
+        text = []
+        pendingDeclarations = []
+        bytesFed = 0
+        unitStart = 0
+        lastEventEnd = 0
+        namespaces = NamespaceTable()
+    }
+
+    /// Parses `bytes` and returns what they completed. After an `.error`
+    /// event, further feeds return nothing until `reset()`.
+    public func feed(_ bytes: UnsafeRawBufferPointer) -> [XMLStreamEvent] {
+        guard failure == nil else { return [] }
+        // Expat honours a UTF-16 byte order mark even when told the input is
+        // UTF-8; 0xFE and 0xFF never occur in UTF-8, so refuse them here.
+        if bytesFed == 0, let first = bytes.first, first >= 0xFE {
+            fail(.unsupportedEncoding, "UTF-16 byte order mark; XMPP streams are UTF-8")
+        }
+        // Expat keeps an unfinished token in memory; feeding in slices lets
+        // an oversized unit be refused before the rest of it is even read.
+        let sliceSize = 64 * 1024
+        var offset = 0
+        while offset < bytes.count, failure == nil {
+            let count = min(sliceSize, bytes.count - offset)
+            let slice = bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self)
+            if XML_Parse(expat, slice, Int32(count), 0) != XML_STATUS_OK {
+                recordExpatError()
+            }
+            bytesFed += count
+            offset += count
+            if failure == nil, bytesFed - unitStart > limits.maxStanzaSize {
+                fail(.policyViolation, "stanza larger than \(limits.maxStanzaSize) bytes")
+            } else if failure == nil, bytesFed - lastEventEnd > limits.maxTokenSize {
+                fail(.policyViolation, "markup token larger than \(limits.maxTokenSize) bytes")
+            }
+        }
+        if let failure { events.append(.error(failure)) }
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    /// Parses `bytes`; see `feed(_:)` for raw buffers.
+    public func feed(_ bytes: [UInt8]) -> [XMLStreamEvent] {
+        bytes.withUnsafeBytes { feed($0) }
+    }
+
+    /// Parses the UTF-8 form of `string`; see `feed(_:)` for raw buffers.
+    public func feed(_ string: String) -> [XMLStreamEvent] {
+        var string = string
+        return string.withUTF8 { feed(UnsafeRawBufferPointer($0)) }
+    }
+
+    // MARK: - Failure
+
+    fileprivate func fail(_ kind: XMLStreamError.Kind, _ detail: String) {
+        guard failure == nil else { return }
+        failure = XMLStreamError(kind, detail)
+        XML_StopParser(expat, XML_FALSE)
+    }
+
+    private func recordExpatError() {
+        let code = XML_GetErrorCode(expat)
+        guard code != XML_ERROR_ABORTED else { return }  // we stopped it, and said why
+        let message = XML_ErrorString(code).map { String(cString: $0) } ?? "error \(code.rawValue)"
+        let detail = "\(message) at line \(XML_GetCurrentLineNumber(expat))"
+        fail(code == XML_ERROR_UNBOUND_PREFIX ? .badNamespacePrefix : .notWellFormed, detail)
+    }
+
+    /// The absolute offset just past the construct Expat is reporting,
+    /// which every handler records as `lastEventEnd`.
+    private func markEventEnd() -> Int {
+        lastEventEnd = Int(XML_GetCurrentByteIndex(expat)) + Int(XML_GetCurrentByteCount(expat))
+        return lastEventEnd
+    }
+
+    // MARK: - Expat events
+
+    fileprivate func startElement(
+        _ qualifiedName: UnsafePointer<XML_Char>, _ attributes: UnsafeMutablePointer<UnsafePointer<XML_Char>?>
+    ) {
+        let end = markEventEnd()
+        flushText()
+        var count = 0
+        while attributes[count] != nil { count += 2 }
+        count /= 2
+        guard count <= limits.maxAttributes else {
+            return fail(.policyViolation, "more than \(limits.maxAttributes) attributes on one element")
+        }
+        guard stack.count < limits.maxDepth || !streamOpened else {
+            return fail(.policyViolation, "elements nested deeper than \(limits.maxDepth)")
+        }
+        let (namespace, name) = splitName(qualifiedName)
+        var parsed: [Attribute] = []
+        parsed.reserveCapacity(count)
+        for index in 0..<count {
+            let (attributeNamespace, attributeName) = splitName(attributes[2 * index]!)
+            parsed.append(Attribute(attributeName, namespace: attributeNamespace, String(cString: attributes[2 * index + 1]!)))
+        }
+        if !streamOpened {
+            openStream(name: name, namespace: namespace, attributes: parsed, end: end)
+        } else {
+            stack.append(Element(name, namespace: namespace, attributes: parsed))
+        }
+        pendingDeclarations.removeAll(keepingCapacity: true)
+    }
+
+    private func openStream(name: String, namespace: String, attributes: [Attribute], end: Int) {
+        streamOpened = true
+        var header = StreamHeader(
+            name: name, namespace: namespace, defaultNamespace: nil, prefixes: [:], attributes: attributes)
+        for declaration in pendingDeclarations {
+            if let prefix = declaration.prefix {
+                header.prefixes[prefix] = declaration.uri
+            } else {
+                header.defaultNamespace = declaration.uri
+            }
+        }
+        guard end - unitStart <= limits.maxStanzaSize else {
+            return fail(.policyViolation, "stream header larger than \(limits.maxStanzaSize) bytes")
+        }
+        events.append(.streamOpen(header))
+        unitStart = end
+    }
+
+    fileprivate func endElement() {
+        let end = markEventEnd()
+        guard var element = stack.popLast() else {
+            streamClosed = true
+            events.append(.streamClose)
+            return
+        }
+        appendText(to: &element)
+        if stack.isEmpty {
+            guard end - unitStart <= limits.maxStanzaSize else {
+                return fail(.policyViolation, "stanza larger than \(limits.maxStanzaSize) bytes")
+            }
+            unitStart = end
+            events.append(.element(element))
+        } else {
+            stack[stack.count - 1].children.append(.element(element))
+        }
+    }
+
+    fileprivate func characters(_ data: UnsafePointer<XML_Char>, _ length: Int) {
+        let end = markEventEnd()
+        let bytes = UnsafeRawBufferPointer(start: data, count: length)
+        if stack.isEmpty {
+            // Between stanzas only whitespace (keepalives) may appear.
+            guard bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
+                return fail(.badFormat, "text outside any stanza")
+            }
+            unitStart = end
+        } else {
+            text.append(contentsOf: bytes)
+        }
+    }
+
+    fileprivate func declareNamespace(prefix: UnsafePointer<XML_Char>?, uri: UnsafePointer<XML_Char>?) {
+        guard !streamOpened else { return }  // only the header's declarations are reported
+        pendingDeclarations.append((prefix.map { String(cString: $0) }, uri.map { String(cString: $0) } ?? ""))
+    }
+
+    fileprivate func xmlDeclaration(encoding: UnsafePointer<XML_Char>?) {
+        _ = markEventEnd()
+        guard let encoding else { return }
+        let name = String(cString: encoding)
+        if name.lowercased() != "utf-8" {
+            fail(.unsupportedEncoding, "encoding '\(name)' declared; XMPP streams are UTF-8")
+        }
+    }
+
+    // MARK: - Building
+
+    private func flushText() {
+        guard !stack.isEmpty, !text.isEmpty else { return }
+        appendText(to: &stack[stack.count - 1])
+    }
+
+    private func appendText(to element: inout Element) {
+        guard !text.isEmpty else { return }
+        element.children.append(.text(String(decoding: text, as: UTF8.self)))
+        text.removeAll(keepingCapacity: true)
+    }
+
+    /// Splits Expat's `uri SEPARATOR local` form; a name without the
+    /// separator is in no namespace.
+    private func splitName(_ qualified: UnsafePointer<XML_Char>) -> (namespace: String, name: String) {
+        let length = strlen(qualified)
+        let raw = UnsafeRawBufferPointer(start: qualified, count: length)
+        guard let cut = raw.firstIndex(of: UInt8(Self.separator)) else {
+            return ("", String(decoding: raw, as: UTF8.self))
+        }
+        let uri = UnsafeRawBufferPointer(rebasing: raw[..<cut])
+        let local = UnsafeRawBufferPointer(rebasing: raw[(cut + 1)...])
+        return (namespaces.string(for: uri), String(decoding: local, as: UTF8.self))
+    }
+
+    private func installHandlers() {
+        XML_SetUserData(expat, Unmanaged.passUnretained(self).toOpaque())
+        XML_SetElementHandler(
+            expat,
+            { context, name, attributes in
+                parser(context)?.startElement(name!, attributes!)
+            },
+            { context, _ in parser(context)?.endElement() })
+        XML_SetCharacterDataHandler(expat) { context, data, length in
+            parser(context)?.characters(data!, Int(length))
+        }
+        XML_SetStartNamespaceDeclHandler(expat) { context, prefix, uri in
+            parser(context)?.declareNamespace(prefix: prefix, uri: uri)
+        }
+        XML_SetXmlDeclHandler(expat) { context, _, encoding, _ in
+            parser(context)?.xmlDeclaration(encoding: encoding)
+        }
+        // RFC 6120 §11.1: none of these may appear in an XMPP stream.
+        XML_SetCommentHandler(expat) { context, _ in
+            parser(context)?.fail(.restrictedXML, "comment")
+        }
+        XML_SetProcessingInstructionHandler(expat) { context, _, _ in
+            parser(context)?.fail(.restrictedXML, "processing instruction")
+        }
+        XML_SetStartDoctypeDeclHandler(expat) { context, _, _, _, _ in
+            parser(context)?.fail(.restrictedXML, "document type declaration")
+        }
+        XML_SetEntityDeclHandler(expat) { context, _, _, _, _, _, _, _, _ in
+            parser(context)?.fail(.restrictedXML, "entity declaration")
+        }
+        XML_SetParamEntityParsing(expat, XML_PARAM_ENTITY_PARSING_NEVER)
+    }
+}
+
+/// The parser behind Expat's user-data pointer.
+/// Expat may still deliver a callback or two after `XML_StopParser`; those
+/// are dropped by returning `nil` once the parser has failed.
+private func parser(_ context: UnsafeMutableRawPointer?) -> XMLStreamParser? {
+    let parser = Unmanaged<XMLStreamParser>.fromOpaque(context!).takeUnretainedValue()
+    return parser.failure == nil ? parser : nil
+}
+
+/// The namespace URIs one stream has used, so that the parser allocates a
+/// `String` for `jabber:client` once per stream rather than once per element.
+/// A stream uses a handful of namespaces; a peer inventing more than
+/// `capacity` just stops being cached.
+private struct NamespaceTable {
+    private var entries: [(bytes: [UInt8], string: String)] = []
+    private let capacity = 64
+
+    mutating func string(for uri: UnsafeRawBufferPointer) -> String {
+        guard !uri.isEmpty else { return "" }
+        for entry in entries where entry.bytes.count == uri.count {
+            if entry.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, uri.baseAddress!, uri.count) == 0 }) {
+                return entry.string
+            }
+        }
+        let string = String(decoding: uri, as: UTF8.self)
+        if entries.count < capacity { entries.append((Array(uri), string)) }
+        return string
+    }
+}

@@ -1,0 +1,193 @@
+import Testing
+@testable import XMPPCore
+
+/// A client stream opening as XMPPFramework and most clients write it.
+let clientHeader = """
+    <?xml version='1.0'?><stream:stream xmlns='jabber:client' \
+    xmlns:stream='http://etherx.jabber.org/streams' version='1.0' to='example.com' xml:lang='en'>
+    """
+
+@Suite struct XMLStreamParserTests {
+    @Test func reportsHeaderStanzasAndClose() throws {
+        let parser = XMLStreamParser()
+        let events = parser.feed(
+            clientHeader + "<message to='juliet@example.com' type='chat'><body>Wherefore?</body></message>"
+                + "</stream:stream>")
+        #expect(events.count == 3)
+        guard case .streamOpen(let header) = events[0] else {
+            Issue.record("expected a header, got \(events[0])")
+            return
+        }
+        #expect(header.name == "stream")
+        #expect(header.namespace == "http://etherx.jabber.org/streams")
+        #expect(header.defaultNamespace == "jabber:client")
+        #expect(header.prefixes == ["stream": "http://etherx.jabber.org/streams"])
+        #expect(header[attribute: "to"] == "example.com")
+        #expect(header[attribute: "version"] == "1.0")
+        #expect(header[attribute: "lang", namespace: "http://www.w3.org/XML/1998/namespace"] == "en")
+
+        var body = Element("body", namespace: "jabber:client")
+        body.append(text: "Wherefore?")
+        let message = Element(
+            "message", namespace: "jabber:client",
+            attributes: ["to": "juliet@example.com", "type": "chat"], children: [.element(body)])
+        #expect(events[1] == .element(message))
+        #expect(events[2] == .streamClose)
+    }
+
+    @Test func resolvesDefaultAndPrefixedNamespaces() {
+        let parser = XMLStreamParser()
+        _ = parser.feed(clientHeader)
+        let events = parser.feed(
+            "<stream:features><starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'><required/></starttls>"
+                + "<x:c xmlns:x='urn:example:x' x:a='1' b='2'/></stream:features>")
+        guard case .element(let features) = events.first else {
+            Issue.record("expected an element, got \(events)")
+            return
+        }
+        #expect(features.name == "features")
+        #expect(features.namespace == "http://etherx.jabber.org/streams")
+        let starttls = features.child("starttls", namespace: "urn:ietf:params:xml:ns:xmpp-tls")
+        #expect(starttls?.child("required") != nil)
+        let custom = features.child("c", namespace: "urn:example:x")
+        #expect(custom?[attribute: "a", namespace: "urn:example:x"] == "1")
+        #expect(custom?[attribute: "b"] == "2")
+        #expect(custom?[attribute: "a"] == nil)
+    }
+
+    @Test func mergesTextAndExpandsPredefinedAndCharacterReferences() {
+        let parser = XMLStreamParser()
+        _ = parser.feed(clientHeader)
+        let events = parser.feed(
+            "<message><body>a &amp; b &lt;c&gt; &#x1F600;&#233;\n<![CDATA[<raw>&]]>tail</body></message>")
+        guard case .element(let message) = events.first else {
+            Issue.record("expected an element, got \(events)")
+            return
+        }
+        let body = message.child("body")
+        #expect(body?.children == [.text("a & b <c> 😀é\n<raw>&tail")])
+    }
+
+    /// The same stream cut in two at every byte offset, and fed one byte at
+    /// a time, gives exactly the events of feeding it whole.
+    @Test func anySplitPointGivesTheSameEvents() {
+        let stream = clientHeader
+            + "<message type='chat'><body>Grüße ♚ 😀 日本語</body><thread>t1</thread></message> \n"
+            + "<presence><show>away</show><status>Zzz…</status></presence>"
+            + "<iq type='get' id='r1'><query xmlns='jabber:iq:roster'/></iq></stream:stream>"
+        let bytes = Array(stream.utf8)
+        let whole = XMLStreamParser().feed(bytes)
+        #expect(whole.count == 5)
+        for cut in 0...bytes.count {
+            let parser = XMLStreamParser()
+            let events = parser.feed(Array(bytes[..<cut])) + parser.feed(Array(bytes[cut...]))
+            #expect(events == whole, "split at \(cut)")
+        }
+        let parser = XMLStreamParser()
+        let byteByByte = bytes.flatMap { parser.feed([$0]) }
+        #expect(byteByByte == whole)
+    }
+
+    @Test func whitespaceBetweenStanzasIsAKeepaliveNotAnError() {
+        let parser = XMLStreamParser()
+        _ = parser.feed(clientHeader)
+        #expect(parser.feed(" \n\t \r\n").isEmpty)
+        #expect(parser.feed("<presence/>") == [.element(Element("presence", namespace: "jabber:client"))])
+    }
+
+    @Test func textBetweenStanzasIsBadFormat() {
+        let parser = XMLStreamParser()
+        _ = parser.feed(clientHeader)
+        let events = parser.feed("hello<presence/>")
+        #expect(errorKind(events) == .badFormat)
+    }
+
+    @Test func resetExpectsANewStreamHeader() {
+        let parser = XMLStreamParser()
+        _ = parser.feed(clientHeader + "<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>")
+        parser.reset()
+        let events = parser.feed(clientHeader + "<presence/>")
+        #expect(events.count == 2)
+        if case .streamOpen = events.first {} else { Issue.record("expected a header after reset") }
+    }
+
+    @Test func resetClearsAFailure() {
+        let parser = XMLStreamParser()
+        #expect(errorKind(parser.feed("<a><b></a>")) == .notWellFormed)
+        #expect(parser.feed(clientHeader).isEmpty, "a failed parser stays failed until reset")
+        parser.reset()
+        #expect(parser.feed(clientHeader).count == 1)
+    }
+
+    @Test func unboundPrefixIsBadNamespacePrefix() {
+        let parser = XMLStreamParser()
+        _ = parser.feed(clientHeader)
+        #expect(errorKind(parser.feed("<foo:message/>")) == .badNamespacePrefix)
+    }
+
+    @Test(arguments: ["UTF-8", "utf-8"])
+    func utf8DeclarationIsAccepted(encoding: String) {
+        let parser = XMLStreamParser()
+        let events = parser.feed("<?xml version='1.0' encoding='\(encoding)'?><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>")
+        #expect(events.count == 1)
+    }
+
+    @Test func otherEncodingIsUnsupported() {
+        let parser = XMLStreamParser()
+        let events = parser.feed("<?xml version='1.0' encoding='ISO-8859-1'?><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>")
+        #expect(errorKind(events) == .unsupportedEncoding)
+    }
+
+    @Test func stanzaAtTheSizeLimitPassesAndOneByteMoreFails() {
+        let open = "<message><body>"
+        let close = "</body></message>"
+        let limit = 4096
+        let fits = open + String(repeating: "x", count: limit - open.utf8.count - close.utf8.count) + close
+        #expect(fits.utf8.count == limit)
+
+        let parser = XMLStreamParser(limits: .init(maxStanzaSize: limit))
+        _ = parser.feed(clientHeader)
+        #expect(parser.feed(fits).count == 1)
+        // Whitespace between stanzas does not count towards the next one.
+        #expect(parser.feed("   ").isEmpty)
+        #expect(parser.feed(fits).count == 1)
+        #expect(errorKind(parser.feed(fits.replacingOccurrences("<body>", "<body>y"))) == .policyViolation)
+    }
+
+    @Test func limitsMayBeRaisedMidStream() {
+        let parser = XMLStreamParser(limits: .init(maxStanzaSize: 1024))
+        _ = parser.feed(clientHeader)
+        parser.limits.maxStanzaSize = 1024 * 1024
+        let big = "<iq type='set' id='v'><vCard xmlns='vcard-temp'><PHOTO><BINVAL>"
+            + String(repeating: "QUFB", count: 200_000) + "</BINVAL></PHOTO></vCard></iq>"
+        #expect(parser.feed(big).count == 1)
+    }
+
+    @Test func attributeCountIsLimited() {
+        let parser = XMLStreamParser(limits: .init(maxAttributes: 8))
+        _ = parser.feed(clientHeader)
+        let eight = (0..<8).map { " a\($0)='v'" }.joined()
+        #expect(parser.feed("<presence\(eight)/>").count == 1)
+        #expect(errorKind(parser.feed("<presence\(eight) a8='v'/>")) == .policyViolation)
+    }
+
+    @Test func depthIsLimited() {
+        let parser = XMLStreamParser(limits: .init(maxDepth: 4))
+        _ = parser.feed(clientHeader)
+        #expect(parser.feed("<a><b><c><d/></c></b></a>").count == 1)
+        #expect(errorKind(parser.feed("<a><b><c><d><e/></d></c></b></a>")) == .policyViolation)
+    }
+}
+
+/// The kind of the error event that must end `events`, or nil.
+func errorKind(_ events: [XMLStreamEvent]) -> XMLStreamError.Kind? {
+    guard case .error(let error) = events.last else { return nil }
+    return error.kind
+}
+
+extension String {
+    /// A literal replacement without Foundation.
+    func replacingOccurrences(_ target: String, _ replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}
