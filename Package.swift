@@ -32,13 +32,17 @@ let package = Package(
             name: "XMPPCore",
             dependencies: ["CExpat", "COpenSSL"],
             path: "Sources/XMPPCore"),
+        .target(
+            name: "CommandLineSupport",
+            dependencies: ["XMPPCore"],
+            path: "Sources/CommandLineSupport"),
         .executableTarget(
             name: "swiftletd",
-            dependencies: ["XMPPCore"],
+            dependencies: ["CommandLineSupport"],
             path: "Sources/swiftletd"),
         .executableTarget(
             name: "swiftlet",
-            dependencies: ["XMPPCore"],
+            dependencies: ["CommandLineSupport"],
             path: "Sources/swiftlet"),
         .executableTarget(
             name: "parser-benchmark",
@@ -49,6 +53,14 @@ let package = Package(
             name: "XMPPCoreTests",
             dependencies: ["XMPPCore", "CExpat"],
             path: "Tests/XMPPCoreTests"),
+        .testTarget(
+            name: "CommandLineSupportTests",
+            dependencies: ["CommandLineSupport"],
+            path: "Tests/CommandLineSupportTests"),
+        .testTarget(
+            name: "CSystemTests",
+            dependencies: ["CSystem"],
+            path: "Tests/CSystemTests"),
     ],
     swiftLanguageModes: [.v6]
 )

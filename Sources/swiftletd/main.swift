@@ -1,5 +1,5 @@
+import CommandLineSupport
 import Foundation
-import XMPPCore
 
 let commandLine = CommandLineBasics(
     program: "swiftletd",
@@ -8,11 +8,13 @@ let commandLine = CommandLineBasics(
 
         Usage: swiftletd [--help] [--version]
 
+        Without arguments swiftletd serves (not available yet in this version).
+
         Options:
           -h, --help      Show this help.
           -V, --version   Show the version.
-        """)
+        """,
+    defaultCommand: "serving")
 let outcome = commandLine.outcome(for: Array(CommandLine.arguments.dropFirst()))
-FileHandle(fileDescriptor: outcome.toStandardError ? 2 : 1)
-    .write((outcome.output + "\n").data(using: .utf8)!)
+FileHandle(fileDescriptor: outcome.toStandardError ? 2 : 1).write(Data((outcome.output + "\n").utf8))
 exit(outcome.status)

@@ -209,7 +209,7 @@ public final class XMLStreamParser {
         } else {
             stack.append(Element(name, namespace: namespace, attributes: parsed))
         }
-        pendingDeclarations.removeAll(keepingCapacity: true)
+        if !pendingDeclarations.isEmpty { pendingDeclarations.removeAll(keepingCapacity: true) }
     }
 
     private func openStream(name: String, namespace: String, attributes: [Attribute], end: Int) {
