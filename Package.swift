@@ -11,6 +11,8 @@ let package = Package(
     name: "Swiftlet",
     products: [
         .library(name: "XMPPCore", targets: ["XMPPCore"]),
+        .library(name: "XMPPStorage", targets: ["XMPPStorage"]),
+        .library(name: "XMPPNet", targets: ["XMPPNet"]),
         .executable(name: "swiftletd", targets: ["swiftletd"]),
         .executable(name: "swiftlet", targets: ["swiftlet"]),
     ],
@@ -33,6 +35,17 @@ let package = Package(
             dependencies: ["CExpat", "COpenSSL"],
             path: "Sources/XMPPCore"),
         .target(
+            name: "XMPPStorage",
+            dependencies: ["CSQLite", "XMPPCore"],
+            path: "Sources/XMPPStorage"),
+        .target(
+            name: "XMPPServer", dependencies: ["XMPPCore", "XMPPNet", "XMPPStorage"],
+            path: "Sources/XMPPServer"),
+        // Deterministic doubles for server tests: a manual loop and an
+        // in-memory transport.
+        .target(name: "XMPPTestSupport", dependencies: ["XMPPServer"], path: "Sources/XMPPTestSupport"),
+        .target(name: "XMPPNet", dependencies: ["CSystem"], path: "Sources/XMPPNet"),
+        .target(
             name: "CommandLineSupport",
             dependencies: ["XMPPCore"],
             path: "Sources/CommandLineSupport"),
@@ -54,9 +67,17 @@ let package = Package(
             dependencies: ["XMPPCore", "CExpat"],
             path: "Tests/XMPPCoreTests"),
         .testTarget(
+            name: "XMPPStorageTests",
+            dependencies: ["XMPPStorage"],
+            path: "Tests/XMPPStorageTests"),
+        .testTarget(
+            name: "XMPPServerTests", dependencies: ["XMPPServer", "XMPPTestSupport"],
+            path: "Tests/XMPPServerTests"),
+        .testTarget(
             name: "CommandLineSupportTests",
             dependencies: ["CommandLineSupport"],
             path: "Tests/CommandLineSupportTests"),
+        .testTarget(name: "XMPPNetTests", dependencies: ["XMPPNet"], path: "Tests/XMPPNetTests"),
         .testTarget(
             name: "CSystemTests",
             dependencies: ["CSystem"],

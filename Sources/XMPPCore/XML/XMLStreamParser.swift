@@ -187,6 +187,9 @@ public final class XMLStreamParser {
         _ qualifiedName: UnsafePointer<XML_Char>, _ attributes: UnsafeMutablePointer<UnsafePointer<XML_Char>?>
     ) {
         let end = markEventEnd()
+        guard Int(XML_GetCurrentByteCount(expat)) <= limits.maxTokenSize else {
+            return fail(.policyViolation, "start tag larger than \(limits.maxTokenSize) bytes")
+        }
         flushText()
         var count = 0
         while attributes[count] != nil { count += 2 }

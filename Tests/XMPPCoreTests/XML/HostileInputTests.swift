@@ -203,3 +203,19 @@ import Testing
         #expect(errorKind(parser.feed(start)) == .unsupportedEncoding)
     }
 }
+
+@Suite struct XMLStreamErrorMappingTests {
+    @Test(arguments: [
+        (XMLStreamError.Kind.notWellFormed, "not-well-formed"),
+        (.restrictedXML, "restricted-xml"),
+        (.policyViolation, "policy-violation"),
+        (.badNamespacePrefix, "bad-namespace-prefix"),
+        (.unsupportedEncoding, "unsupported-encoding"),
+        (.badFormat, "bad-format"),
+    ])
+    func parserFailuresMapToTheirStreamErrors(_ kind: XMLStreamError.Kind, _ wire: String) {
+        let error = XMLStreamError(kind, "detail").streamError
+        #expect(error.condition.rawValue == wire)
+        #expect(error.text == "detail")
+    }
+}

@@ -1,0 +1,96 @@
+/// Every XML namespace Swiftlet speaks, in one place, so a URI is typed once
+/// and a misspelling is a compile error rather than a silent mismatch.
+///
+/// Grouped by the specification that defines them; each constant's name is
+/// the short name used for it throughout the code (`NS.ping`, `NS.mam`).
+public enum NS {
+    // MARK: RFC 6120, XMPP Core
+
+    /// The stream wrapper, `<stream:stream>`, `<stream:features>` and
+    /// `<stream:error>` (RFC 6120 §4.8.1).
+    public static let streams = "http://etherx.jabber.org/streams"
+    /// The default content namespace of client-to-server streams (RFC 6120 §4.8.3).
+    public static let client = "jabber:client"
+    /// The default content namespace of server-to-server streams (RFC 6120 §4.8.3).
+    public static let server = "jabber:server"
+    /// STARTTLS negotiation (RFC 6120 §5.4).
+    public static let tls = "urn:ietf:params:xml:ns:xmpp-tls"
+    /// SASL negotiation (RFC 6120 §6.4).
+    public static let sasl = "urn:ietf:params:xml:ns:xmpp-sasl"
+    /// Resource binding (RFC 6120 §7).
+    public static let bind = "urn:ietf:params:xml:ns:xmpp-bind"
+    /// The defined conditions of stanza errors (RFC 6120 §8.3.3).
+    public static let stanzas = "urn:ietf:params:xml:ns:xmpp-stanzas"
+    /// The defined conditions of stream errors (RFC 6120 §4.9.3).
+    public static let streamErrors = "urn:ietf:params:xml:ns:xmpp-streams"
+    /// The namespace bound to the `xml:` prefix, for `xml:lang`
+    /// (Namespaces in XML 1.0 §3; RFC 6120 §4.7.4).
+    public static let xml = "http://www.w3.org/XML/1998/namespace"
+
+    // MARK: RFC 6121 and its predecessor
+
+    /// Session establishment, removed by RFC 6121 but still sent by old
+    /// clients such as XMPPFramework (RFC 3921 §3).
+    public static let session = "urn:ietf:params:xml:ns:xmpp-session"
+    /// Roster management (RFC 6121 §2).
+    public static let roster = "jabber:iq:roster"
+    /// The stream feature advertising roster versioning (RFC 6121 §2.6.1).
+    public static let rosterVersioning = "urn:xmpp:features:rosterver"
+
+    // MARK: XEPs
+
+    /// XEP-0004: Data Forms.
+    public static let dataForms = "jabber:x:data"
+    /// XEP-0012: Last Activity.
+    public static let last = "jabber:iq:last"
+    /// XEP-0030: Service Discovery, information queries.
+    public static let discoInfo = "http://jabber.org/protocol/disco#info"
+    /// XEP-0030: Service Discovery, item queries.
+    public static let discoItems = "http://jabber.org/protocol/disco#items"
+    /// XEP-0054: vcard-temp.
+    public static let vcard = "vcard-temp"
+    /// XEP-0059: Result Set Management.
+    public static let rsm = "http://jabber.org/protocol/rsm"
+    /// XEP-0066: Out of Band Data, the `<x/>` element carrying a URL.
+    public static let oob = "jabber:x:oob"
+    /// XEP-0077: In-Band Registration, the query.
+    public static let register = "jabber:iq:register"
+    /// XEP-0077: In-Band Registration, the stream feature.
+    public static let registerFeature = "http://jabber.org/features/iq-register"
+    /// XEP-0085: Chat State Notifications.
+    public static let chatstates = "http://jabber.org/protocol/chatstates"
+    /// XEP-0092: Software Version.
+    public static let version = "jabber:iq:version"
+    /// XEP-0115: Entity Capabilities.
+    public static let caps = "http://jabber.org/protocol/caps"
+    /// XEP-0136: Message Archiving. Not implemented; XMPPFramework asks for
+    /// its preferences and must get an error back.
+    public static let archive = "urn:xmpp:archive"
+    /// XEP-0153: vCard-Based Avatars, the presence `<x/>` element.
+    public static let vcardUpdate = "vcard-temp:x:update"
+    /// XEP-0184: Message Delivery Receipts.
+    public static let receipts = "urn:xmpp:receipts"
+    /// XEP-0191: Blocking Command.
+    public static let blocking = "urn:xmpp:blocking"
+    /// XEP-0198: Stream Management, version 3.
+    public static let sm = "urn:xmpp:sm:3"
+    /// XEP-0199: XMPP Ping.
+    public static let ping = "urn:xmpp:ping"
+    /// XEP-0202: Entity Time.
+    public static let time = "urn:xmpp:time"
+    /// XEP-0203: Delayed Delivery.
+    public static let delay = "urn:xmpp:delay"
+    /// XEP-0280: Message Carbons, version 2.
+    public static let carbons = "urn:xmpp:carbons:2"
+    /// XEP-0297: Stanza Forwarding.
+    public static let forward = "urn:xmpp:forward:0"
+    /// XEP-0313: Message Archive Management, version 2.
+    public static let mam = "urn:xmpp:mam:2"
+    /// XEP-0352: Client State Indication.
+    public static let csi = "urn:xmpp:csi:0"
+    /// XEP-0363: HTTP File Upload, current namespace.
+    public static let httpUpload = "urn:xmpp:http:upload:0"
+    /// XEP-0363: HTTP File Upload, the namespace of versions before 0.3,
+    /// which XMPPFramework still sends (child elements, not attributes).
+    public static let httpUploadLegacy = "urn:xmpp:http:upload"
+}

@@ -1,0 +1,145 @@
+import COpenSSL
+
+/// A self-signed server certificate and its private key, so that a server
+/// can offer TLS on first run, before anyone sets up a real certificate.
+///
+/// Clients reject it unless told otherwise: pin its ``fingerprint``
+/// (``TLSVerification/pinned(_:)``), or trust it explicitly on the device.
+/// It is built to pass Apple's checks for a user-trusted TLS server
+/// certificate: an ECDSA P-256 key, a SHA-256 signature, the name in the
+/// subject alternative name (SAN), the serverAuth extended key usage, and a
+/// validity under 825 days.
+public struct SelfSignedCertificate: Sendable, Hashable {
+    /// The certificate, PEM-encoded ("BEGIN CERTIFICATE").
+    public let certificatePEM: String
+    /// The unencrypted private key, PEM-encoded PKCS #8 ("BEGIN PRIVATE KEY").
+    public let privateKeyPEM: String
+    /// The certificate's SHA-256 fingerprint, to log and to pin.
+    public let fingerprint: CertificateFingerprint
+
+    /// The total validity, from `notBefore` to `notAfter`, in days: under
+    /// the 825 days iOS accepts for a user-trusted server certificate, with
+    /// margin for how the boundary is counted.
+    public static let validityDays = 820
+    /// How far `notBefore` lies in the past, in seconds, for peers whose
+    /// clocks run a little behind; part of ``validityDays``.
+    static let backdateSeconds = 3600
+
+    /// Generates a fresh key and a certificate for `domain`.
+    ///
+    /// The certificate is X.509 v3 with a random 128-bit serial number,
+    /// subject and issuer `CN=<domain>` (an IPv6 address without brackets;
+    /// left empty, with a critical SAN, if the domain is longer than the 64
+    /// characters a CN may hold: RFC 5280 §4.2.1.6), and these extensions: subjectAltName `DNS:<domain>`, or
+    /// `IP:<address>` for an IP address literal; basicConstraints `CA:FALSE`
+    /// (critical); keyUsage `digitalSignature` (critical); extendedKeyUsage
+    /// `serverAuth`.
+    ///
+    /// - Parameter domain: An ASCII DNS name (an internationalized domain in
+    ///   its A-label form), an IPv4 address, or an IPv6 address with or
+    ///   without the brackets JIDs use.
+    /// - Throws: `TLSError` (`.invalidConfiguration`) for any other domain,
+    ///   or if OpenSSL fails.
+    ///
+    /// The corresponding C functions are `EVP_EC_gen`, `X509_new`,
+    /// `X509V3_EXT_conf_nid` and `X509_sign`.
+    public static func generate(domain: String) throws(TLSError) -> SelfSignedCertificate {
+        let subjectAltName = try Self.subjectAltName(for: domain)
+        OpenSSLErrorQueue.clear()
+        guard let key = swiftlet_EVP_EC_gen("P-256") else {
+            throw TLSError.drainingQueue(.invalidConfiguration, "cannot generate a P-256 key")
+        }
+        defer { EVP_PKEY_free(key) }
+        guard let certificate = X509_new() else {
+            throw TLSError.drainingQueue(.invalidConfiguration, "cannot allocate a certificate")
+        }
+        defer { X509_free(certificate) }
+        let commonName = IPAddressLiteral.parse(domain) ?? domain
+        try fill(certificate, key: key, commonName: commonName, subjectAltName: subjectAltName)
+        guard X509_sign(certificate, key, EVP_sha256()) > 0,
+            let certificatePEM = MemoryBIO.text({ PEM_write_bio_X509($0, certificate) }),
+            let privateKeyPEM = MemoryBIO.text({ PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) })
+        else {
+            throw TLSError.drainingQueue(.invalidConfiguration, "cannot sign or encode the certificate")
+        }
+        return SelfSignedCertificate(
+            certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM,
+            fingerprint: CertificateFingerprint(certificate: certificate))
+    }
+
+    /// Sets everything but the signature.
+    private static func fill(
+        _ certificate: OpaquePointer, key: OpaquePointer, commonName: String, subjectAltName: String
+    ) throws(TLSError) {
+        var serial = Crypto.randomBytes(count: 16)
+        // Positive (RFC 5280 §4.1.2.2), and never zero.
+        serial[0] = serial[0] & 0x7F | 0x40
+        guard let serialNumber = BN_bin2bn(serial, Int32(serial.count), nil) else {
+            throw TLSError.drainingQueue(.invalidConfiguration, "cannot make a serial number")
+        }
+        defer { BN_free(serialNumber) }
+        let subject = X509_get_subject_name(certificate)
+        let hasCommonName = commonName.utf8.count <= Int(ub_common_name)
+        guard X509_set_version(certificate, Int(X509_VERSION_3)) == 1,
+            BN_to_ASN1_INTEGER(serialNumber, X509_get_serialNumber(certificate)) != nil,
+            X509_gmtime_adj(X509_getm_notBefore(certificate), -backdateSeconds) != nil,
+            X509_gmtime_adj(X509_getm_notAfter(certificate), validityDays * 86_400 - backdateSeconds) != nil,
+            X509_set_pubkey(certificate, key) == 1,
+            !hasCommonName
+                || X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) == 1,
+            X509_set_issuer_name(certificate, subject) == 1
+        else {
+            throw TLSError.drainingQueue(.invalidConfiguration, "cannot fill in the certificate")
+        }
+        var extensionContext = X509V3_CTX()
+        X509V3_set_ctx(&extensionContext, certificate, certificate, nil, nil, 0)
+        let extensions: [(Int32, String)] = [
+            (NID_basic_constraints, "critical,CA:FALSE"),
+            (NID_key_usage, "critical,digitalSignature"),
+            (NID_ext_key_usage, "serverAuth"),
+            (NID_subject_alt_name, (hasCommonName ? "" : "critical,") + subjectAltName),
+        ]
+        for (nid, value) in extensions {
+            guard let item = X509V3_EXT_conf_nid(nil, &extensionContext, nid, value) else {
+                throw TLSError.drainingQueue(.invalidConfiguration, "cannot encode extension \(value)")
+            }
+            defer { X509_EXTENSION_free(item) }
+            guard X509_add_ext(certificate, item, -1) == 1 else {
+                throw TLSError.drainingQueue(.invalidConfiguration, "cannot add extension \(value)")
+            }
+        }
+    }
+
+    /// The SAN in OpenSSL's configuration syntax, `DNS:name` or `IP:address`.
+    /// The name is checked first, so it cannot smuggle in other entries.
+    static func subjectAltName(for domain: String) throws(TLSError) -> String {
+        if let address = IPAddressLiteral.parse(domain) {
+            return "IP:" + address
+        }
+        let labels = domain.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        let isDNSName =
+            domain.utf8.count <= 253
+            && labels.allSatisfy { label in
+                (1...63).contains(label.count) && label.first != UInt8(ascii: "-")
+                    && label.last != UInt8(ascii: "-")
+                    && label.allSatisfy(isLetterDigitHyphen)
+            }
+        guard isDNSName else {
+            throw TLSError(
+                .invalidConfiguration,
+                "'\(domain)' is neither an IP address nor an ASCII DNS name"
+                    + " (give an internationalized domain in its A-label form)")
+        }
+        return "DNS:" + domain
+    }
+
+    /// RFC 1123 §2.1 host name characters: ASCII letters, digits, hyphen.
+    private static func isLetterDigitHyphen(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+            true
+        default: false
+        }
+    }
+}

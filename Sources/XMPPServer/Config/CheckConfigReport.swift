@@ -1,0 +1,38 @@
+/// The effective configuration as `swiftletd check-config` prints it.
+///
+/// First every key as `key = value`, aligned and in the order of
+/// `etc/swiftletd.conf` (so any line can be pasted into a config file),
+/// then what follows from them: the TLS policy in force and why, which SASL
+/// mechanisms work before TLS, where the certificate comes from, and one
+/// `warning:` line per entry of `warnings`.
+///
+/// - Parameter config: A validated configuration.
+/// - Returns: Lines separated by `\n`, without a final newline.
+public func checkConfigReport(_ config: ServerConfig) -> String {
+    let width = ServerConfig.keys.map(\.name.count).max() ?? 0
+    var lines = ServerConfig.keys.map { key in
+        let value = key.format(config)
+        let padded = key.name.padding(toLength: width, withPad: " ", startingAt: 0)
+        return value.isEmpty ? "\(padded) =" : "\(padded) = \(value)"
+    }
+    lines.append("")
+    let policy = config.effectiveTLSPolicy
+    lines.append("TLS in force: \(policy)")
+    switch policy.requirement {
+    case .required:
+        lines.append("  STARTTLS is offered with <required/>; nothing but STARTTLS is accepted before TLS")
+    case .optional:
+        lines.append("  STARTTLS is offered without <required/>; SCRAM-SHA-1 and SCRAM-SHA-256 work without TLS")
+    }
+    lines.append("  PLAIN is accepted only over TLS")
+    switch config.certificateSource {
+    case .files(let certificate, let privateKey):
+        lines.append("Certificate: \(certificate) (private key \(privateKey))")
+    case .selfSigned(let certificate, let privateKey):
+        lines.append(
+            "Certificate: self-signed for \(config.domain), generated on first run as \(certificate) "
+                + "(private key \(privateKey)) and reused after")
+    }
+    lines += config.warnings.map { "warning: \($0)" }
+    return lines.joined(separator: "\n")
+}

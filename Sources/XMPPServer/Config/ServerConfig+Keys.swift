@@ -1,0 +1,151 @@
+import XMPPCore
+
+/// One key of `swiftletd.conf`: its name, the `ServerConfig` field it sets,
+/// and how its value is read and written.
+struct ConfigKey: Sendable {
+    /// The key as written in the file, such as `idle_timeout`.
+    let name: String
+    /// The field it sets; tests check every field has a key.
+    let field: PartialKeyPath<ServerConfig> & Sendable
+    /// Sets the field from the items of a value.
+    let apply: @Sendable (inout ServerConfig, [String]) throws(ConfigValueError) -> Void
+    /// The field's value as the file writes it.
+    let format: @Sendable (ServerConfig) -> String
+
+    /// A key taking one value (or none, if the type has an empty value).
+    static func single<Value>(
+        _ name: String, _ field: WritableKeyPath<ServerConfig, Value> & Sendable, _ type: ConfigValueType<Value>
+    ) -> ConfigKey {
+        ConfigKey(
+            name: name, field: field,
+            apply: { config, items throws(ConfigValueError) in
+                switch items.count {
+                case 0:
+                    guard let empty = type.emptyValue else {
+                        throw ConfigValueError("missing value: expected \(type.expected)")
+                    }
+                    config[keyPath: field] = empty
+                case 1:
+                    config[keyPath: field] = try type.parse(items[0])
+                default:
+                    throw ConfigValueError(
+                        "expected one value (\(type.expected)), got a list of \(items.count); "
+                            + "quote a value that contains ','")
+                }
+            },
+            format: { type.format($0[keyPath: field]) })
+    }
+
+    /// A key taking a comma-separated list, possibly empty.
+    static func list<Element>(
+        _ name: String, _ field: WritableKeyPath<ServerConfig, [Element]> & Sendable,
+        _ type: ConfigValueType<Element>
+    ) -> ConfigKey {
+        ConfigKey(
+            name: name, field: field,
+            apply: { config, items throws(ConfigValueError) in
+                var values: [Element] = []
+                for item in items { values.append(try type.parse(item)) }
+                config[keyPath: field] = values
+            },
+            format: { $0[keyPath: field].map(type.format).joined(separator: ", ") })
+    }
+}
+
+extension ServerConfig {
+    /// Every key, in the order of `etc/swiftletd.conf` and `check-config`.
+    static let keys: [ConfigKey] = [
+        .single("domain", \.domain, .domain),
+        .single("data_directory", \.dataDirectory, .string),
+        .list("listen", \.listen, .listenAddress),
+        .list("direct_tls_listen", \.directTLSListen, .listenAddress),
+        .single("threads", \.threads, .integer),
+        .single("log_level", \.logLevel, .choice(LogLevel.allCases, name: \.name)),
+        .single("tls", \.tls.policy, .choice(TLSPolicy.self)),
+        .single("certificate", \.tls.certificate, .string),
+        .single("private_key", \.tls.privateKey, .string),
+        .single("registration", \.registration.mode, .choice(RegistrationMode.self)),
+        .single("registration_throttle", \.registration.throttle, .throttle),
+        .single("registration_throttle_exempt_loopback", \.registration.throttleExemptsLoopback, .boolean),
+        .single("sasl_max_attempts", \.authentication.saslMaxAttempts, .integer),
+        .single("scram_iterations", \.authentication.scramIterations, .integer),
+        .single("login_throttle", \.authentication.loginThrottle, .throttle),
+        .single("handshake_timeout", \.timeouts.handshake, .duration),
+        .single("idle_timeout", \.timeouts.idle, .duration),
+        .single("keepalive_interval", \.timeouts.keepaliveInterval, .duration),
+        .single("max_stanza_size", \.limits.maxStanzaSize, .size),
+        .single("max_stanza_size_unauthenticated", \.limits.maxStanzaSizeUnauthenticated, .size),
+    ]
+
+    /// The keys by name.
+    static let keysByName = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, $0) })
+
+    /// The key closest to a misspelt `name`, if one is close enough to be
+    /// what was meant (at most one edit per three characters).
+    static func suggestion(for name: String) -> String? {
+        let typed = Array(name.lowercased().replacingOccurrences(of: "-", with: "_"))
+        let best = keys.map { ($0.name, editDistance(typed, Array($0.name))) }.min { $0.1 < $1.1 }
+        guard let best, best.1 <= max(1, typed.count / 3) else { return nil }
+        return best.0
+    }
+}
+
+/// Levenshtein distance, for "did you mean".
+private func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    var previous = Array(0...b.count)
+    for (i, x) in a.enumerated() {
+        var current = [i + 1]
+        for (j, y) in b.enumerated() {
+            current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}
+
+extension ConfigValueType where Value == String {
+    /// A domainpart normalized by `JID` (RFC 7622 §3.2): a host name, IPv4
+    /// address or bracketed IPv6 address, without localpart or resource.
+    static let domain = ConfigValueType(
+        expected: "a domain such as localhost, ydc.local, 192.168.1.20 or [::1]", emptyValue: nil,
+        parse: { text throws(ConfigValueError) in
+            let jid: JID
+            do {
+                jid = try JID(text)
+            } catch {
+                let hint =
+                    !text.hasPrefix("[") && text.contains(":") ? " (an IPv6 address goes in brackets: [::1])" : ""
+                throw ConfigValueError("\(ConfigValueError.quoted(text)) is not a valid domain: \(error)\(hint)")
+            }
+            guard jid.localpart == nil, jid.resourcepart == nil else {
+                throw ConfigValueError(
+                    "expected a domain only, got the JID \(ConfigValueError.quoted(text)); use \(jid.domainpart)")
+            }
+            return jid.domainpart
+        },
+        format: { $0 })
+}
+
+extension ConfigValueType where Value == ListenAddress {
+    /// `127.0.0.1:5222`, `[::1]:5222`, `0.0.0.0:5222`, `[::]:5222`.
+    static let listenAddress = ConfigValueType(
+        expected: "address:port such as 127.0.0.1:5222 or [::1]:5222", emptyValue: nil,
+        parse: ListenAddress.parse, format: \.description)
+}
+
+extension ConfigValueType where Value == ServerConfig.Throttle? {
+    /// `5 per 1h`, or `off` for no limit.
+    static let throttle = ConfigValueType(
+        expected: throttleExpectation, emptyValue: nil,
+        parse: { text throws(ConfigValueError) in
+            if text.lowercased() == "off" { return nil }
+            let words = text.split(separator: " ", omittingEmptySubsequences: true)
+            guard words.count == 3, words[1] == "per", let count = ConfigFile.wholeNumber(words[0]),
+                let period = try? ConfigValueType<Duration>.duration.parse(String(words[2]))
+            else { throw ConfigValueError(expected: throttleExpectation, got: text) }
+            return ServerConfig.Throttle(count, per: period)
+        },
+        format: { $0?.description ?? "off" })
+
+    private static let throttleExpectation = "a count per period such as '5 per 1h', or off"
+}

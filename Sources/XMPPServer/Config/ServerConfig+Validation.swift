@@ -1,0 +1,94 @@
+extension ServerConfig {
+    /// This configuration with its domain normalized, after checking every
+    /// range and every rule that involves two settings.
+    ///
+    /// `load(from:overrides:)` calls it; call it also after changing a
+    /// configuration in code.
+    ///
+    /// - Throws: `ConfigError` naming the key at fault (without a location:
+    ///   the loader adds where the key was set).
+    public func validated() throws(ConfigError) -> ServerConfig {
+        var config = self
+        do {
+            config.domain = try ConfigValueType<String>.domain.parse(domain)
+        } catch {
+            throw ConfigError(key: "domain", error.message)
+        }
+        try config.check()
+        return config
+    }
+
+    private func check() throws(ConfigError) {
+        if dataDirectory.isEmpty { throw ConfigError(key: "data_directory", "must not be empty") }
+        try checkListeners()
+        try require(threads, in: 1...256, key: "threads", formatNumber)
+        switch (tls.certificate.isEmpty, tls.privateKey.isEmpty) {
+        case (true, false):
+            throw ConfigError(
+                key: "private_key", "is set but certificate is not; set both, or neither for a self-signed certificate")
+        case (false, true):
+            throw ConfigError(
+                key: "certificate", "is set but private_key is not; set both, or neither for a self-signed certificate")
+        default:
+            break
+        }
+        try check(registration.throttle, key: "registration_throttle")
+        try require(authentication.saslMaxAttempts, in: 1...100, key: "sasl_max_attempts", formatNumber)
+        try require(
+            authentication.scramIterations, in: 4096...1_000_000, key: "scram_iterations", formatNumber,
+            why: "; RFC 7677 asks for at least 4096, and XMPPFramework refuses fewer")
+        try check(authentication.loginThrottle, key: "login_throttle")
+        try require(timeouts.handshake, in: .seconds(1)...(.seconds(3600)), key: "handshake_timeout", format)
+        if timeouts.idle <= .seconds(150) {
+            throw ConfigError(
+                key: "idle_timeout",
+                "must be more than 150s, got \(format(timeouts.idle)); "
+                    + "XMPPFramework apps send a space only every 120 to 150 s")
+        }
+        try require(timeouts.keepaliveInterval, in: .seconds(1)...(.seconds(86_400)), key: "keepalive_interval", format)
+        try require(
+            limits.maxStanzaSizeUnauthenticated, in: 10_000...(64 << 20), key: "max_stanza_size_unauthenticated",
+            formatSize,
+            why: "; RFC 6120 §13.12 requires at least 10000 bytes")
+        try require(
+            limits.maxStanzaSize, in: limits.maxStanzaSizeUnauthenticated...(64 << 20), key: "max_stanza_size",
+            formatSize,
+            why: "; it cannot be below max_stanza_size_unauthenticated")
+    }
+
+    /// At least one listener, and no address listed twice (port 0 aside:
+    /// each such listener gets its own free port).
+    private func checkListeners() throws(ConfigError) {
+        if listen.isEmpty && directTLSListen.isEmpty {
+            throw ConfigError(key: "listen", "no listener: set listen or direct_tls_listen")
+        }
+        var seen: Set<ListenAddress> = []
+        for (key, addresses) in [("listen", listen), ("direct_tls_listen", directTLSListen)] {
+            for address in addresses where address.port != 0 {
+                if !seen.insert(address).inserted {
+                    throw ConfigError(key: key, "\(address) is listed twice")
+                }
+            }
+        }
+    }
+
+    private func check(_ throttle: Throttle?, key: String) throws(ConfigError) {
+        guard let throttle else { return }
+        if throttle.count < 1 || throttle.period < .seconds(1) {
+            throw ConfigError(key: key, "expected at least 1 per at least 1s, got '\(throttle)'; use off for no limit")
+        }
+    }
+
+    /// Throws unless `value` is in `range`, showing numbers with `show`.
+    private func require<Value: Comparable>(
+        _ value: Value, in range: ClosedRange<Value>, key: String, _ show: (Value) -> String, why: String = ""
+    ) throws(ConfigError) {
+        guard !range.contains(value) else { return }
+        throw ConfigError(
+            key: key, "must be from \(show(range.lowerBound)) to \(show(range.upperBound)), got \(show(value))\(why)")
+    }
+
+    private func format(_ duration: Duration) -> String { ConfigValueType<Duration>.duration.format(duration) }
+    private func formatSize(_ bytes: Int) -> String { ConfigValueType<Int>.size.format(bytes) }
+    private func formatNumber(_ number: Int) -> String { String(number) }
+}

@@ -1,0 +1,156 @@
+/// Everything `swiftletd` can be told, with a working default for each, so
+/// the server starts with no config file at all: `localhost` on
+/// 127.0.0.1:5222 and [::1]:5222, data in `./data`, a self-signed
+/// certificate generated on first run.
+///
+/// Read from `swiftletd.conf` (see `ConfigFile` for the syntax, and
+/// `etc/swiftletd.conf` for every key with its default) and command-line
+/// overrides by `ServerConfig.load(from:overrides:)`, which also validates.
+/// Relative paths are relative to the server's working directory.
+public struct ServerConfig: Sendable, Equatable {
+    /// The XMPP domain served (the JIDs' domainpart), normalized as RFC 7622
+    /// §3.2 prepares a domainpart: a host name (`ydc.local`), an IPv4 address
+    /// (`192.168.1.20`) or a bracketed IPv6 address (`[::1]`). Clients put it
+    /// in the stream header's `to`. Key `domain`, default `localhost`.
+    public var domain = "localhost"
+    /// Where the database and the generated certificate live. Key
+    /// `data_directory`, default `data`.
+    public var dataDirectory = "data"
+    /// Plain TCP listeners that offer STARTTLS (RFC 6120 §5). Key `listen`,
+    /// default `127.0.0.1:5222, [::1]:5222` (XMPPFramework tries IPv6 first).
+    public var listen = [
+        ListenAddress(host: "127.0.0.1", family: .ipv4, port: 5222, isLoopback: true),
+        ListenAddress(host: "::1", family: .ipv6, port: 5222, isLoopback: true),
+    ]
+    /// Listeners where TLS starts at once, before any XML (XEP-0368), usually
+    /// port 5223. Key `direct_tls_listen`, default none.
+    public var directTLSListen: [ListenAddress] = []
+    /// Event loop threads; each connection belongs to one. Key `threads`,
+    /// default 1, from 1 to 256.
+    public var threads = 1
+    /// The least severe log level written. Key `log_level`, default `info`.
+    public var logLevel = LogLevel.info
+    /// TLS policy and certificate.
+    public var tls = TLS()
+    /// In-band registration (XEP-0077).
+    public var registration = Registration()
+    /// SASL authentication (RFC 6120 §6).
+    public var authentication = Authentication()
+    /// Connection timers.
+    public var timeouts = Timeouts()
+    /// Size limits.
+    public var limits = Limits()
+
+    /// The defaults.
+    public init() {}
+
+    /// Whether STARTTLS must happen before authentication.
+    public enum TLSPolicy: String, Sendable, CaseIterable {
+        /// `required` when a `listen` address is not loopback, `optional`
+        /// when all are (see `effectiveTLSPolicy`).
+        case auto
+        /// STARTTLS is offered with `<required/>`; nothing else is accepted
+        /// before it.
+        case required
+        /// STARTTLS is offered without `<required/>`: unchanged XMPPFramework
+        /// apps then stay in plaintext. SCRAM still works; PLAIN never does
+        /// without TLS.
+        case optional
+    }
+
+    /// TLS settings (RFC 6120 §5).
+    public struct TLS: Sendable, Equatable {
+        /// Key `tls`, default `auto`.
+        public var policy = TLSPolicy.auto
+        /// PEM certificate chain file. Key `certificate`, default empty: a
+        /// self-signed certificate for the domain is generated on first run
+        /// into the data directory (see `certificateSource`).
+        public var certificate = ""
+        /// PEM private key file for `certificate`. Key `private_key`,
+        /// default empty; set both or neither.
+        public var privateKey = ""
+    }
+
+    /// Whether clients may create accounts in-band (XEP-0077).
+    public enum RegistrationMode: String, Sendable, CaseIterable {
+        /// Anyone who can connect may register.
+        case open
+        /// Accounts are made by `swiftletd adduser` only.
+        case closed
+    }
+
+    /// In-band registration settings (XEP-0077).
+    public struct Registration: Sendable, Equatable {
+        /// Key `registration`, default `open`.
+        public var mode = RegistrationMode.open
+        /// Most new accounts per client IP address in a period, or `nil` for
+        /// no limit. Key `registration_throttle`, default `5 per 1h`.
+        public var throttle: Throttle? = Throttle(5, per: .seconds(3600))
+        /// Whether loopback clients skip `throttle`, so local tests, tools and
+        /// demos register freely. Key `registration_throttle_exempt_loopback`,
+        /// default yes.
+        public var throttleExemptsLoopback = true
+    }
+
+    /// SASL settings (RFC 6120 §6, RFC 5802, RFC 7677).
+    public struct Authentication: Sendable, Equatable {
+        /// Failed SASL attempts allowed on one stream before it is closed;
+        /// apps retry, or register and retry, on the same stream. Key
+        /// `sasl_max_attempts`, default 5, from 1 to 100.
+        public var saslMaxAttempts = 5
+        /// PBKDF2 iterations for new SCRAM credentials. Key
+        /// `scram_iterations`, default 4096, from 4096 (RFC 7677 §4;
+        /// XMPPFramework gives up below it) to 1000000.
+        public var scramIterations = 4096
+        /// Most failed logins per client IP address in a period, or `nil` for
+        /// no limit. Key `login_throttle`, default `10 per 5m`.
+        public var loginThrottle: Throttle? = Throttle(10, per: .seconds(300))
+    }
+
+    /// Connection timers.
+    public struct Timeouts: Sendable, Equatable {
+        /// Time from connect until authenticated and bound; then the stream
+        /// gets `connection-timeout`. Key `handshake_timeout`, default 30s,
+        /// from 1s to 1h.
+        public var handshake = Duration.seconds(30)
+        /// Silence after which a stream is closed; whitespace counts as
+        /// traffic. Key `idle_timeout`, default 5m; must be more than 150s,
+        /// since XMPPFramework sends a space only every 120 to 150 s.
+        public var idle = Duration.seconds(300)
+        /// Interval of the server's whitespace keepalive on a quiet stream.
+        /// Key `keepalive_interval`, default 60s, at least 1s.
+        public var keepaliveInterval = Duration.seconds(60)
+    }
+
+    /// Size limits, in bytes.
+    public struct Limits: Sendable, Equatable {
+        /// Largest stanza from an authenticated client. Key
+        /// `max_stanza_size`, default 1MiB (XMPPFramework apps send vCard
+        /// photos unresized), from `maxStanzaSizeUnauthenticated` to 64MiB.
+        public var maxStanzaSize = 1 << 20
+        /// Largest element before authentication. Key
+        /// `max_stanza_size_unauthenticated`, default 16KiB, at least 10000
+        /// (RFC 6120 §13.12).
+        public var maxStanzaSizeUnauthenticated = 16 << 10
+    }
+
+    /// A rate limit per client IP address: at most `count` events per
+    /// `period`. Written `5 per 1h` in the config, or `off`.
+    public struct Throttle: Sendable, Equatable, CustomStringConvertible {
+        /// Events allowed in one period, at least 1.
+        public var count: Int
+        /// The period, at least 1 s.
+        public var period: Duration
+
+        /// At most `count` events per `period`.
+        public init(_ count: Int, per period: Duration) {
+            self.count = count
+            self.period = period
+        }
+
+        /// `5 per 1h`.
+        public var description: String {
+            "\(count) per \(ConfigValueType<Duration>.duration.format(period))"
+        }
+    }
+}

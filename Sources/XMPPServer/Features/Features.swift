@@ -1,0 +1,7 @@
+/// The features a server installs.
+public enum Features {
+    /// Everything Swiftlet implements, in the order they hook in.
+    public static var standard: [any ServerFeature] {
+        [Disco(), Ping(), Registration()]
+    }
+}

@@ -1,0 +1,151 @@
+import XMPPCore
+
+/// XEP-0077: In-Band Registration. Before authentication: the form and
+/// account creation (with the `iq-register` stream feature XMPPFramework
+/// needs in order to register at all). After it: password change and
+/// account removal.
+public struct Registration: ServerFeature {
+    public init() {}
+
+    public func install(_ hooks: inout Hooks) {
+        hooks.advertise(NS.register)
+        hooks.streamFeature { session in
+            guard session.phase == .negotiating, session.registrationIsOpen,
+                session.isSecure || !session.server.tlsRequired
+            else { return nil }
+            return Element("register", namespace: NS.registerFeature)
+        }
+        hooks.onIQ(.get, NS.register, "query", to: [.unauthenticated]) { request in
+            guard request.session.registrationIsOpen else { return request.fail(Self.closed) }
+            var query = Element("query", namespace: NS.register)
+            var instructions = Element("instructions", namespace: NS.register)
+            instructions.append(text: "Choose a username and password.")
+            query.append(instructions)
+            query.append(Element("username", namespace: NS.register))
+            query.append(Element("password", namespace: NS.register))
+            request.reply(query)
+        }
+        hooks.onIQ(.set, NS.register, "query", to: [.unauthenticated], Self.register)
+        hooks.onIQ(.get, NS.register, "query", to: [.host, .account]) { request in
+            var query = Element("query", namespace: NS.register)
+            query.append(Element("registered", namespace: NS.register))
+            var username = Element("username", namespace: NS.register)
+            username.append(text: request.session.username ?? "")
+            query.append(username)
+            request.reply(query)
+        }
+        hooks.onIQ(.set, NS.register, "query", to: [.host, .account], Self.changeOrRemove)
+    }
+
+    private static let closed = StanzaError(.notAllowed, text: "registration is closed on this server")
+
+    /// Creates an account (XEP-0077 §3.1), answering `conflict` when the
+    /// username is taken and `not-acceptable` when it or the password is
+    /// unusable.
+    @Sendable private static func register(_ request: IQRequest) {
+        let session = request.session
+        let server = session.server
+        guard session.registrationIsOpen else { return request.fail(closed) }
+        let query = request.iq.payload!
+        if query.child("remove") != nil {
+            return request.fail(StanzaError(.notAuthorized, text: "log in to remove an account"))
+        }
+        let username: String
+        let password: String
+        do {
+            (username, password) = try credentials(in: query, domain: server.domain)
+        } catch {
+            return request.fail(error)
+        }
+        let host = session.transport.peerHost
+        if let wait = server.registrationThrottle.delay(for: host, now: server.loop.now) {
+            session.log.notice("registration throttled for \(wait)")
+            return request.fail(StanzaError(.policyViolation, type: .wait, text: "too many registrations; try later"))
+        }
+        session.waitForStorage()
+        server.accounts.register(username: username, password: password, on: server.loop) { result in
+            session.resumeAfterWaiting()
+            switch result {
+            case .success(true):
+                server.registrationThrottle.record(for: host, now: server.loop.now)
+                session.log.info("registered \(username)@\(server.domain)")
+                request.reply()
+            case .success(false):
+                request.fail(StanzaError(.conflict, text: "that username is taken"))
+            case .failure(let error):
+                session.log.error("registration failed: \(error)")
+                request.fail(StanzaError(.internalServerError))
+            }
+        }
+    }
+
+    /// Changes the password (XEP-0077 §3.3) or deletes the account (§3.2).
+    @Sendable private static func changeOrRemove(_ request: IQRequest) {
+        let session = request.session
+        let server = session.server
+        guard let own = session.username else { return }
+        let query = request.iq.payload!
+        session.waitForStorage()
+        if query.child("remove") != nil {
+            return server.accounts.delete(username: own, on: server.loop) { result in
+                session.resumeAfterWaiting()
+                guard case .success = result else { return request.fail(StanzaError(.internalServerError)) }
+                session.log.info("account \(own)@\(server.domain) deleted")
+                request.reply()
+                session.fail(StreamError(.notAuthorized, text: "account deleted"))
+            }
+        }
+        let password: String
+        do {
+            let (username, newPassword) = try credentials(in: query, domain: server.domain)
+            guard username == own else {
+                session.resumeAfterWaiting()
+                return request.fail(StanzaError(.notAllowed, text: "you can only change your own password"))
+            }
+            password = newPassword
+        } catch {
+            session.resumeAfterWaiting()
+            return request.fail(error)
+        }
+        server.accounts.changePassword(username: own, password: password, on: server.loop) { result in
+            session.resumeAfterWaiting()
+            guard case .success = result else { return request.fail(StanzaError(.internalServerError)) }
+            session.log.info("password changed for \(own)@\(server.domain)")
+            request.reply()
+        }
+    }
+
+    /// The normalized username and the password of a registration form.
+    ///
+    /// Usernames are JID localparts (RFC 7622 §3.3). `,` and `=` are refused
+    /// too: XMPPFramework puts the username in SCRAM's `n=` unescaped, so
+    /// such an account could never log in from it.
+    private static func credentials(in query: Element, domain: String) throws(StanzaError) -> (String, String) {
+        guard let rawUsername = query.childText("username"), let password = query.childText("password") else {
+            throw StanzaError(.badRequest, text: "username and password are required")
+        }
+        guard !rawUsername.contains(","), !rawUsername.contains("=") else {
+            throw StanzaError(.notAcceptable, text: "usernames cannot contain ',' or '='")
+        }
+        let username: String
+        do {
+            guard let localpart = try JID(localpart: rawUsername, domainpart: domain).localpart else {
+                throw StanzaError(.notAcceptable, text: "the username is empty")
+            }
+            username = localpart
+        } catch let error as StanzaError {
+            throw error
+        } catch {
+            throw StanzaError(.notAcceptable, text: "invalid username: \(error)")
+        }
+        guard !password.isEmpty, (try? PRECIS.opaqueString(password)) != nil else {
+            throw StanzaError(.notAcceptable, text: "the password is empty or has characters that are not allowed")
+        }
+        return (username, password)
+    }
+}
+
+extension ClientSession {
+    /// Whether this session may create accounts.
+    var registrationIsOpen: Bool { server.config.registration.mode == .open }
+}

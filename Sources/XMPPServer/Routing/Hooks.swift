@@ -1,0 +1,149 @@
+import XMPPCore
+
+/// A server feature: one spec, one file, installed into the hooks at start
+/// (Prosody's modules, in typed form).
+public protocol ServerFeature: Sendable {
+    /// Registers the feature's handlers, disco features and stream features.
+    func install(_ hooks: inout Hooks)
+}
+
+/// Whom an IQ is addressed to, as the router resolved it.
+public enum IQTarget: Hashable, Sendable {
+    /// The server's domain.
+    case host
+    /// The sender's own account: its bare JID, or no `to` at all
+    /// (RFC 6120 §10.3.3: the server answers on the account's behalf).
+    case account
+    /// Another local account's bare JID.
+    case user
+    /// Any address, from a client that has not authenticated yet (only
+    /// in-band registration answers these).
+    case unauthenticated
+}
+
+/// An IQ request on its way to a handler, with the means to answer it.
+public struct IQRequest {
+    /// The request; `from` is already stamped with the sender's JID.
+    public let iq: IQ
+    /// The entity it is addressed to: the domain, or a bare JID.
+    public let target: JID
+    /// The session it came from.
+    public let session: ClientSession
+
+    /// The server the request arrived at.
+    public var server: ServerContext { session.server }
+
+    /// Answers with a result (RFC 6120 §8.2.3).
+    public func reply(_ payload: Element? = nil) {
+        session.send(iq.result(payload: payload))
+    }
+
+    /// Answers with an error (RFC 6120 §8.3).
+    public func fail(_ error: StanzaError) {
+        if let reply = iq.errorReply(error) { session.send(reply) }
+    }
+}
+
+/// Handles an IQ request; it must answer, now or later (after a storage
+/// round trip), exactly once.
+public typealias IQHandler = @Sendable (IQRequest) -> Void
+
+/// What the features installed: handlers by event, disco features, stream
+/// features. Built once at start, then shared read-only by every loop.
+public struct Hooks: Sendable {
+    private struct IQKey: Hashable {
+        var type: IQ.IQType
+        var namespace: String
+        var name: String
+        var target: IQTarget
+    }
+
+    private struct NonzaKey: Hashable {
+        var namespace: String
+        var name: String
+    }
+
+    private var iqHandlers: [IQKey: IQHandler] = [:]
+    private var nonzaHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Void] = [:]
+    private var streamFeatureProviders: [@Sendable (ClientSession) -> Element?] = []
+    private var boundHandlers: [@Sendable (ClientSession) -> Void] = []
+    private var endedHandlers: [@Sendable (ClientSession) -> Void] = []
+    /// The `var`s of XEP-0030 `<feature/>`s the server supports, sorted.
+    public private(set) var discoFeatures: [String] = []
+
+    /// Creates hooks with `features` installed.
+    public init(_ features: [any ServerFeature]) {
+        for feature in features { feature.install(&self) }
+        discoFeatures.sort()
+    }
+
+    // MARK: - Installing
+
+    /// Lists `feature` in the server's disco#info.
+    public mutating func advertise(_ feature: String) {
+        if !discoFeatures.contains(feature) { discoFeatures.append(feature) }
+    }
+
+    /// Handles IQs of `type` whose payload is `name` in `namespace`,
+    /// addressed to any of `targets`.
+    public mutating func onIQ(
+        _ type: IQ.IQType, _ namespace: String, _ name: String, to targets: [IQTarget],
+        _ handler: @escaping IQHandler
+    ) {
+        for target in targets {
+            let key = IQKey(type: type, namespace: namespace, name: name, target: target)
+            precondition(iqHandlers[key] == nil, "two features handle \(key)")
+            iqHandlers[key] = handler
+        }
+    }
+
+    /// Handles a top-level non-stanza element (CSI, stream management).
+    public mutating func onNonza(
+        _ namespace: String, _ name: String, _ handler: @escaping @Sendable (Element, ClientSession) -> Void
+    ) {
+        nonzaHandlers[NonzaKey(namespace: namespace, name: name)] = handler
+    }
+
+    /// Adds to `<stream:features/>` what `provider` returns for a session's
+    /// current state (nil for nothing).
+    public mutating func streamFeature(_ provider: @escaping @Sendable (ClientSession) -> Element?) {
+        streamFeatureProviders.append(provider)
+    }
+
+    /// Runs `handler` when a session binds a resource.
+    public mutating func onSessionBound(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+        boundHandlers.append(handler)
+    }
+
+    /// Runs `handler` when a session ends, however it ends.
+    public mutating func onSessionEnded(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+        endedHandlers.append(handler)
+    }
+
+    // MARK: - Firing
+
+    func iqHandler(_ type: IQ.IQType, _ payload: Element, _ target: IQTarget) -> IQHandler? {
+        iqHandlers[IQKey(type: type, namespace: payload.namespace, name: payload.name, target: target)]
+    }
+
+    func streamFeatures(for session: ClientSession) -> [Element] {
+        streamFeatureProviders.compactMap { $0(session) }
+    }
+
+    /// Runs the nonza's handler; false when no feature takes it.
+    func handleNonza(_ element: Element, session: ClientSession) -> Bool {
+        guard let handler = nonzaHandlers[NonzaKey(namespace: element.namespace, name: element.name)] else {
+            return false
+        }
+        handler(element, session)
+        return true
+    }
+
+    func sessionBound(_ session: ClientSession) {
+        for handler in boundHandlers { handler(session) }
+    }
+
+    func sessionEnded(_ session: ClientSession) {
+        for handler in endedHandlers { handler(session) }
+    }
+}

@@ -1,0 +1,107 @@
+import XMPPCore
+
+/// Where each stanza from a bound client goes (RFC 6120 §10, RFC 6121 §8).
+///
+/// Every stanza first gets `from` = the sender's full JID, whatever the
+/// client wrote (XMPPFramework tutorials send bogus ones; Openfire
+/// overwrites them silently, so do we). Then:
+///
+/// | stanza                | `to`                              | goes to                                   |
+/// |-----------------------|-----------------------------------|-------------------------------------------|
+/// | iq get/set            | none, or the sender's bare JID    | the `.account` handler, else `service-unavailable` |
+/// | iq get/set            | the domain                        | the `.host` handler, else `service-unavailable`    |
+/// | iq get/set            | another local bare JID            | the `.user` handler, else `service-unavailable`    |
+/// | iq                    | a bound full JID                  | that session                              |
+/// | iq get/set            | an unbound full JID               | `service-unavailable`                     |
+/// | iq result/error       | not a bound full JID              | dropped (never answer an error)           |
+/// | any                   | another domain                    | `remote-server-not-found` (no federation) |
+/// | any                   | unparsable                        | `jid-malformed`                           |
+/// | message, presence     | anything else                     | not handled yet: `service-unavailable` for chat/normal messages, dropped otherwise |
+public final class Router: Sendable {
+    private let domain: String
+
+    /// Creates the router for `domain`.
+    public init(domain: String) {
+        self.domain = domain
+    }
+
+    /// Routes a stanza from a bound session.
+    func route(_ element: Element, from session: ClientSession) {
+        guard var stanza = Stanza(element), let sender = session.jid else { return }
+        stanza.element[attribute: "from"] = sender.description
+        let recipient: JID?
+        do {
+            recipient = try stanza.recipient()
+        } catch {
+            return bounce(stanza, StanzaError(.jidMalformed, text: "bad 'to': \(error)"), to: session)
+        }
+        if let recipient, recipient.domainpart != domain {
+            return bounce(stanza, StanzaError(.remoteServerNotFound, text: "this server does not federate"), to: session)
+        }
+        switch stanza.kind {
+        case .iq:
+            routeIQ(stanza.element, to: recipient, from: session)
+        case .message:
+            let type = Message(stanza.element)?.type ?? .normal
+            if type == .chat || type == .normal {
+                bounce(stanza, StanzaError(.serviceUnavailable), to: session)
+            }
+        case .presence:
+            break
+        }
+    }
+
+    /// Routes an IQ from a client that has not authenticated: only the
+    /// `.unauthenticated` handlers (in-band registration) may answer.
+    func routeUnauthenticated(_ element: Element, from session: ClientSession) {
+        guard let iq = IQ(element) else { return }
+        do {
+            try iq.validate()
+        } catch {
+            return bounce(iq, error, to: session)
+        }
+        guard iq.type == .get || iq.type == .set, let payload = iq.payload else { return }
+        guard let handler = session.server.hooks.iqHandler(iq.type!, payload, .unauthenticated) else {
+            return bounce(iq, StanzaError(.serviceUnavailable), to: session)
+        }
+        handler(IQRequest(iq: iq, target: session.server.domainJID, session: session))
+    }
+
+    private func routeIQ(_ element: Element, to recipient: JID?, from session: ClientSession) {
+        guard let iq = IQ(element) else { return }
+        do {
+            try iq.validate()
+        } catch {
+            return bounce(iq, error, to: session)
+        }
+        let sender = session.jid!
+        if let recipient, !recipient.isBare {
+            if let target = session.server.sessions.session(recipient) {
+                return target.deliver(element)
+            }
+            return bounce(iq, StanzaError(.serviceUnavailable), to: session)
+        }
+        guard iq.type == .get || iq.type == .set, let payload = iq.payload else { return }
+        let target: IQTarget
+        let address: JID
+        switch recipient {
+        case nil:
+            (target, address) = (.account, sender.bare)
+        case let recipient? where recipient.localpart == nil:
+            (target, address) = (.host, recipient)
+        case let recipient? where recipient == sender.bare:
+            (target, address) = (.account, recipient)
+        case let recipient?:
+            (target, address) = (.user, recipient)
+        }
+        guard let handler = session.server.hooks.iqHandler(iq.type!, payload, target) else {
+            return bounce(iq, StanzaError(.serviceUnavailable), to: session)
+        }
+        handler(IQRequest(iq: iq, target: address, session: session))
+    }
+
+    /// Answers `stanza` with `error`, unless it is an error itself.
+    private func bounce(_ stanza: some StanzaView, _ error: StanzaError, to session: ClientSession) {
+        if let reply = stanza.errorReply(error) { session.send(reply) }
+    }
+}

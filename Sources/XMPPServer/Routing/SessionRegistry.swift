@@ -1,0 +1,77 @@
+import Synchronization
+import XMPPCore
+
+/// A handle on a bound session that any loop may hold: delivery and
+/// replacement hop to the session's own loop when called from elsewhere.
+///
+/// `@unchecked Sendable` is sound because `session` is only touched on its
+/// loop: every use goes through `LoopBound`, which checks or hops.
+public final class SessionHandle: @unchecked Sendable {
+    /// The session's full JID.
+    public let jid: JID
+    private let session: LoopBound<ClientSession>
+
+    init(_ session: ClientSession) {
+        self.jid = session.jid!
+        self.session = LoopBound(session, on: session.server.loop)
+    }
+
+    /// Whether this handle stands for `session`; call on the session's loop.
+    func refers(to session: ClientSession) -> Bool {
+        self.session.loop.inLoop && self.session.wrapped === session
+    }
+
+    /// Sends `element` to the session's client.
+    public func deliver(_ element: Element) {
+        session.execute { $0.send(element) }
+    }
+
+    /// Ends the session with the `conflict` stream error.
+    func replace() {
+        session.execute { $0.endBecauseReplaced() }
+    }
+}
+
+/// Every bound session on the server, by bare JID then resource.
+///
+/// Shared by all loops, so guarded by a mutex; it is touched on bind,
+/// unbind and each routed stanza's lookup, never held across I/O.
+public final class SessionRegistry: Sendable {
+    private let table = Mutex<[JID: [String: SessionHandle]]>([:])
+
+    public init() {}
+
+    /// Records `handle` under its full JID and returns the session it
+    /// replaces, if one was bound to the same full JID.
+    func bind(_ jid: JID, _ handle: SessionHandle) -> SessionHandle? {
+        table.withLock { table in
+            table[jid.bare, default: [:]].updateValue(handle, forKey: jid.resourcepart!)
+        }
+    }
+
+    /// Forgets `jid` if it still belongs to `session` (a replaced session
+    /// must not remove its successor).
+    func remove(_ jid: JID, ifSession session: ClientSession) {
+        table.withLock { table in
+            guard let handle = table[jid.bare]?[jid.resourcepart!], handle.refers(to: session) else { return }
+            table[jid.bare]![jid.resourcepart!] = nil
+            if table[jid.bare]!.isEmpty { table[jid.bare] = nil }
+        }
+    }
+
+    /// The session bound to a full JID.
+    public func session(_ jid: JID) -> SessionHandle? {
+        guard let resource = jid.resourcepart else { return nil }
+        return table.withLock { $0[jid.bare]?[resource] }
+    }
+
+    /// The sessions of an account.
+    public func sessions(of bare: JID) -> [SessionHandle] {
+        table.withLock { $0[bare.bare].map { Array($0.values) } ?? [] }
+    }
+
+    /// How many sessions are bound.
+    public var count: Int {
+        table.withLock { $0.values.reduce(0) { $0 + $1.count } }
+    }
+}

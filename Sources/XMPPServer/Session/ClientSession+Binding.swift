@@ -1,0 +1,75 @@
+import XMPPCore
+
+/// RFC 6120 §7 (resource binding) and the legacy session establishment of
+/// RFC 3921 §3, which XMPPFramework still sends.
+extension ClientSession {
+    /// After SASL and before binding only binding, the legacy session
+    /// request and nonzas that features accept (stream resumption) are
+    /// allowed.
+    func receiveBeforeBinding(_ element: Element) {
+        guard element.namespace == NS.client, element.name == "iq", let iq = IQ(element) else {
+            if element.namespace == NS.client {
+                return fail(StreamError(.notAuthorized, text: "bind a resource first"))
+            }
+            return receiveStanzaOrNonza(element)
+        }
+        switch (iq.type, iq.payload?.namespace, iq.payload?.name) {
+        case (.set, NS.bind, "bind"):
+            bind(iq)
+        case (.set, NS.session, "session"):
+            send(iq.result())
+        case (.result, _, _), (.error, _, _):
+            break
+        default:
+            if let reply = iq.errorReply(StanzaError(.notAuthorized, text: "bind a resource first")) { send(reply) }
+        }
+    }
+
+    /// Binds the requested resource, or a generated one (RFC 6120 §7.6).
+    /// A session already bound to the same full JID is replaced: it gets
+    /// the `conflict` stream error (§7.7.2.2), which is also what stops
+    /// XMPPFramework's reconnect loop on the old device.
+    private func bind(_ iq: IQ) {
+        guard let username else { return }
+        let requested = iq.payload?.childText("resource").flatMap { $0.isEmpty ? nil : $0 }
+        let full: JID
+        do {
+            full = try JID(
+                localpart: username, domainpart: server.domain,
+                resourcepart: requested ?? Self.generatedResource())
+        } catch {
+            if let reply = iq.errorReply(StanzaError(.badRequest, text: "invalid resource: \(error)")) { send(reply) }
+            return
+        }
+        jid = full
+        phase = .bound
+        handshakeTimer?.cancel()
+        handshakeTimer = nil
+        if let replaced = server.sessions.bind(full, SessionHandle(self)) {
+            log.info("replacing the earlier session of \(full)")
+            replaced.replace()
+        }
+        var bind = Element("bind", namespace: NS.bind)
+        var jidElement = Element("jid", namespace: NS.bind)
+        jidElement.append(text: full.description)
+        bind.append(jidElement)
+        send(iq.result(payload: bind))
+        log.info("bound \(full)")
+        server.hooks.sessionBound(self)
+    }
+
+    /// A resource for clients that ask the server to choose one: random,
+    /// so it never collides with a session that is still open.
+    static func generatedResource() -> String {
+        "swiftlet-" + Crypto.randomBytes(count: 6).map { byte in
+            let hex = Array("0123456789abcdef".utf8)
+            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+        }.joined()
+    }
+
+    /// Ends this session because another one bound the same full JID.
+    func endBecauseReplaced() {
+        jid = nil  // the registry already points at the new session
+        fail(StreamError(.conflict))
+    }
+}

@@ -1,0 +1,302 @@
+import XMPPCore
+
+/// What a client session needs from its connection. XMPPNet's TCP connection
+/// is the real one; tests use an in-memory transport.
+public protocol SessionTransport: AnyObject {
+    /// Queues bytes for the peer.
+    func write(_ bytes: [UInt8])
+    /// Flushes what is queued, then closes.
+    func close()
+    /// Stops delivering received bytes until `resumeReading()`.
+    func pauseReading()
+    /// Delivers received bytes again.
+    func resumeReading()
+    /// The peer's address and port, for logs.
+    var peerAddress: String { get }
+    /// The peer's IP address without the port, for per-address throttling.
+    var peerHost: String { get }
+    /// Whether the peer connects over loopback (exempt from registration
+    /// throttling by default).
+    var peerIsLoopback: Bool { get }
+}
+
+/// One client-to-server stream (RFC 6120), from the first byte to the
+/// close: negotiation (STARTTLS, SASL, binding), then stanzas to the router.
+///
+/// Confined to its loop: every entry point runs on `server.loop`. The
+/// negotiation steps live in extensions, one file each
+/// (`ClientSession+Negotiation`, `+SASL`, `+Binding`).
+public final class ClientSession {
+    /// Where the stream is in RFC 6120's sequence.
+    enum Phase: Equatable {
+        /// Before authentication: STARTTLS, SASL and registration are
+        /// allowed. (Each stream, first or restarted, begins with the
+        /// client's header: the parser reports nothing before it.)
+        case negotiating
+        /// SASL succeeded; binding (and the legacy session) are allowed.
+        case authenticated
+        /// A resource is bound; stanzas are routed.
+        case bound
+        /// The stream is closing or closed; input is ignored.
+        case closed
+    }
+
+    let server: ServerContext
+    let transport: any SessionTransport
+    let log: Logger
+    let parser: XMLStreamParser
+    var phase = Phase.negotiating
+    /// The stream id we sent in our last header.
+    var streamID = ""
+    /// Whether our opening tag for the current stream has been sent.
+    var headerSent = false
+    /// The TLS layer once STARTTLS (or direct TLS) began.
+    var tls: TLSSession?
+    /// The authenticated account's localpart.
+    var username: String?
+    /// The bound full JID.
+    var jid: JID?
+    /// The SASL exchange in progress and how many have failed on this stream.
+    var sasl = SASLState()
+    /// When the last bytes arrived, for the idle timeout.
+    var lastReceived: ContinuousClock.Instant
+    /// When the last bytes were sent, for whitespace keepalives.
+    var lastSent: ContinuousClock.Instant
+    var handshakeTimer: (any ScheduledWork)?
+    var idleTimer: (any ScheduledWork)?
+    /// Set while the session waits for storage; no input is handled then.
+    var isWaiting = false
+    /// Parsed but not yet handled, because the session began waiting (a
+    /// client may pipeline several requests in one packet).
+    var queuedEvents: [XMLStreamEvent] = []
+    /// Input that arrived while waiting (a transport may deliver one last
+    /// read after `pauseReading()`).
+    var heldInput: [UInt8] = []
+
+    /// Creates the session for a connection that has just been accepted.
+    /// - Parameter directTLS: The connection began with TLS (XEP-0368).
+    public init(server: ServerContext, transport: any SessionTransport, id: Int, directTLS: Bool = false) {
+        self.server = server
+        self.transport = transport
+        self.log = server.log.labelled("c2s#\(id) \(transport.peerAddress)")
+        self.parser = XMLStreamParser(limits: server.unauthenticatedLimits)
+        self.lastReceived = server.loop.now
+        self.lastSent = server.loop.now
+        if directTLS, let context = server.tlsContext {
+            tls = TLSSession(context: context)
+        }
+        log.info("connected\(directTLS ? " (direct TLS)" : "")")
+        startTimers()
+    }
+
+    // MARK: - Input
+
+    /// Handles bytes from the transport.
+    public func receive(_ bytes: UnsafeRawBufferPointer) {
+        server.loop.assertInLoop()
+        guard phase != .closed else { return }
+        lastReceived = server.loop.now
+        guard !isWaiting else {
+            heldInput.append(contentsOf: bytes)
+            return
+        }
+        guard let tls else { return parse(bytes) }
+        do {
+            let plaintext = try tls.receive(ciphertext: bytes)
+            flushTLSOutput()
+            if !plaintext.isEmpty { plaintext.withUnsafeBytes { parse($0) } }
+        } catch {
+            log.notice("TLS failed: \(error)")
+            flushTLSOutput()
+            closeTransport()
+        }
+    }
+
+    /// The transport reports that the peer went away (cleanly or not).
+    public func transportClosed() {
+        server.loop.assertInLoop()
+        guard phase != .closed else { return }
+        log.info("disconnected")
+        finish()
+    }
+
+    private func parse(_ bytes: UnsafeRawBufferPointer) {
+        queuedEvents += parser.feed(bytes)
+        handleQueuedEvents()
+    }
+
+    private func handleQueuedEvents() {
+        var index = 0
+        while index < queuedEvents.count, !isWaiting, phase != .closed {
+            let event = queuedEvents[index]
+            index += 1
+            handle(event)
+        }
+        // `restartStream()` may have emptied the queue meanwhile.
+        queuedEvents.removeFirst(min(index, queuedEvents.count))
+    }
+
+    private func handle(_ event: XMLStreamEvent) {
+        switch event {
+        case .streamOpen(let header):
+            receiveHeader(header)
+        case .element(let element):
+            receiveElement(element)
+        case .streamClose:
+            log.info("client closed the stream")
+            send(XMLSerializer.streamClosing(Self.replyHeaderShape))
+            closeTransport()
+        case .error(let error):
+            log.notice("bad XML: \(error)")
+            fail(error.streamError)
+        }
+    }
+
+    /// Expects a new stream header, after STARTTLS or SASL success (RFC
+    /// 6120 §5.4.3.3, §6.4.6). Anything parsed after the element that
+    /// caused it belonged to the old stream and is dropped: the client
+    /// must wait for our answer before sending more.
+    func restartStream() {
+        parser.reset()
+        queuedEvents.removeAll()
+        headerSent = false
+    }
+
+    /// Handles input held back while waiting on storage.
+    func resumeAfterWaiting() {
+        guard isWaiting else { return }
+        isWaiting = false
+        guard phase != .closed else { return }
+        transport.resumeReading()
+        handleQueuedEvents()
+        guard !isWaiting, !heldInput.isEmpty, phase != .closed else { return }
+        let input = heldInput
+        heldInput = []
+        input.withUnsafeBytes { receive($0) }
+    }
+
+    /// Pauses input until `resumeAfterWaiting()`, for a storage round trip.
+    func waitForStorage() {
+        isWaiting = true
+        transport.pauseReading()
+    }
+
+    // MARK: - Output
+
+    /// Sends an element inside the client stream's namespace scope.
+    func send(_ element: Element) {
+        do {
+            send(try XMLSerializer.bytes(element, in: Self.clientScope))
+        } catch {
+            // Only text from our own code or from a stanza we parsed reaches
+            // here, so this is a bug; say so once and keep the stream.
+            log.error("cannot serialize <\(element.name)>: \(error)")
+        }
+    }
+
+    /// Sends raw bytes, through TLS when it is on.
+    func send(_ bytes: [UInt8]) {
+        guard phase != .closed else { return }
+        lastSent = server.loop.now
+        guard let tls else { return transport.write(bytes) }
+        do {
+            try tls.send(plaintext: bytes)
+            flushTLSOutput()
+        } catch {
+            log.notice("TLS failed while sending: \(error)")
+            closeTransport()
+        }
+    }
+
+    func flushTLSOutput() {
+        guard let tls else { return }
+        let output = tls.takeOutput()
+        if !output.isEmpty { transport.write(output) }
+    }
+
+    // MARK: - Closing
+
+    /// Sends a stream error and closes (RFC 6120 §4.9.1.1). If our header
+    /// was not sent yet, it goes first (§4.9.1.3).
+    func fail(_ error: StreamError) {
+        guard phase != .closed else { return }
+        log.notice("stream error \(error.condition.rawValue)\(error.text.map { ": \($0)" } ?? "")")
+        if !headerSent { sendHeader(to: nil) }
+        send(error.element)
+        send(XMLSerializer.streamClosing(Self.replyHeaderShape))
+        closeTransport()
+    }
+
+    /// Closes the connection after what is queued, once.
+    func closeTransport() {
+        guard phase != .closed else { return }
+        if let tls {
+            tls.close()
+            flushTLSOutput()
+        }
+        finish()
+        transport.close()
+    }
+
+    /// Releases everything the session holds; runs once.
+    private func finish() {
+        phase = .closed
+        handshakeTimer?.cancel()
+        idleTimer?.cancel()
+        queuedEvents = []
+        heldInput = []
+        if let jid { server.sessions.remove(jid, ifSession: self) }
+        server.hooks.sessionEnded(self)
+    }
+
+    // MARK: - Timers
+
+    private func startTimers() {
+        handshakeTimer = schedule(after: server.config.timeouts.handshake) { session in
+            guard session.phase != .bound else { return }
+            session.fail(StreamError(.connectionTimeout, text: "negotiation took too long"))
+        }
+        scheduleIdleCheck(after: min(server.config.timeouts.idle, server.config.timeouts.keepaliveInterval))
+    }
+
+    /// Closes a stream silent for `idleTimeout`, and sends a space after
+    /// `keepaliveInterval` without output. One timer, re-armed for the
+    /// remaining time, rather than one reset per read.
+    private func scheduleIdleCheck(after delay: Duration) {
+        idleTimer = schedule(after: delay) { session in
+            let now = session.server.loop.now
+            let config = session.server.config
+            let silentFor = session.lastReceived.duration(to: now)
+            if silentFor >= config.timeouts.idle {
+                return session.fail(StreamError(.connectionTimeout, text: "idle for too long"))
+            }
+            if session.phase == .bound, session.lastSent.duration(to: now) >= config.timeouts.keepaliveInterval {
+                session.send([0x20])
+            }
+            let untilIdle = config.timeouts.idle - silentFor
+            let untilKeepalive = config.timeouts.keepaliveInterval - session.lastSent.duration(to: now)
+            session.scheduleIdleCheck(after: max(.milliseconds(10), min(untilIdle, untilKeepalive)))
+        }
+    }
+
+    private func schedule(
+        after delay: Duration, _ work: @escaping (ClientSession) -> Void
+    ) -> any ScheduledWork {
+        server.loop.schedule(after: delay) { [weak self] in
+            guard let self, self.phase != .closed else { return }
+            work(self)
+        }
+    }
+
+    // MARK: - Namespaces
+
+    /// The scope stanzas are written in: `jabber:client` by default, the
+    /// streams namespace with the conventional `stream:` prefix that
+    /// XMPPFramework matches literally.
+    static let clientScope = XMLNamespaceScope(defaultNamespace: NS.client, prefixes: [NS.streams: "stream"])
+
+    /// The shape of the header we send, for writing its closing tag.
+    static let replyHeaderShape = StreamHeader(
+        name: "stream", namespace: NS.streams, defaultNamespace: NS.client,
+        prefixes: ["stream": NS.streams], attributes: [])
+}

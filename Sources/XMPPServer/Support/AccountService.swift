@@ -1,0 +1,37 @@
+import XMPPCore
+
+/// The account operations sessions perform. Storage lives on its own
+/// thread, so each call completes later, on the caller's loop — never
+/// synchronously inside the call, so a session can pause and resume
+/// around it without re-entering itself.
+///
+/// Usernames are PRECIS-prepared localparts; passwords arrive in the clear
+/// only to be turned into SCRAM credentials (or checked against them) and
+/// are never stored or logged.
+public protocol AccountService: Sendable {
+    /// The stored SCRAM credentials of `username` for `hash`, or nil when
+    /// there is no such account.
+    func credentials(
+        for username: String, _ hash: HashFunction, on loop: any ServerLoop,
+        _ completion: @escaping (Result<SCRAMCredentials?, any Error>) -> Void)
+
+    /// Whether `password` is the password of `username` (SASL PLAIN). An
+    /// unknown user costs the same work as a wrong password.
+    func verify(
+        username: String, password: String, on loop: any ServerLoop,
+        _ completion: @escaping (Result<Bool, any Error>) -> Void)
+
+    /// Creates an account; false when the username is taken.
+    func register(
+        username: String, password: String, on loop: any ServerLoop,
+        _ completion: @escaping (Result<Bool, any Error>) -> Void)
+
+    /// Replaces the password of an existing account.
+    func changePassword(
+        username: String, password: String, on loop: any ServerLoop,
+        _ completion: @escaping (Result<Void, any Error>) -> Void)
+
+    /// Deletes an account and everything stored for it.
+    func delete(
+        username: String, on loop: any ServerLoop, _ completion: @escaping (Result<Void, any Error>) -> Void)
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Log levels, most verbose first (the `log_level` setting).
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+    case debug, info, notice, warning, error
+
+    /// The name used in the config file and on each line.
+    public var name: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .notice: "notice"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Where log lines go: standard error by default, a buffer in tests.
+public protocol LogSink: Sendable {
+    /// Writes one complete line (without its newline).
+    func write(line: String)
+}
+
+/// Writes lines to standard error, one `write(2)` each so lines from
+/// several threads never interleave.
+public struct StandardErrorSink: LogSink {
+    public init() {}
+
+    public func write(line: String) {
+        var bytes = Array(line.utf8)
+        bytes.append(0x0A)
+        bytes.withUnsafeBytes(writeToStandardError)
+    }
+}
+
+private func writeToStandardError(_ bytes: UnsafeRawBufferPointer) {
+    _ = write(2, bytes.baseAddress, bytes.count)
+}
+
+/// A logger with a level and a label (`c2s#12 127.0.0.1:40312`). Lines are
+/// `LEVEL label: message`; timestamps are left to the process supervisor
+/// (journald and friends add their own).
+///
+/// Never log passwords, SASL payloads or message bodies.
+public struct Logger: Sendable {
+    /// The most verbose level written.
+    public var level: LogLevel
+    /// What the lines are about.
+    public var label: String
+    private let sink: any LogSink
+
+    /// Creates a logger.
+    public init(level: LogLevel = .info, label: String = "swiftletd", sink: any LogSink = StandardErrorSink()) {
+        self.level = level
+        self.label = label
+        self.sink = sink
+    }
+
+    /// The same logger about something narrower.
+    public func labelled(_ label: String) -> Logger {
+        var copy = self
+        copy.label = label
+        return copy
+    }
+
+    /// Writes `message` if `level` is enabled; the message is only built then.
+    public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+        guard level >= self.level else { return }
+        sink.write(line: "\(level.name) \(label): \(message())")
+    }
+
+    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    public func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
+    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+}

@@ -1,0 +1,66 @@
+import XMPPCore
+
+/// Everything a session on one loop needs from the server: settings,
+/// shared services, and the loop itself. One per loop; the shared parts
+/// (sessions, hooks, storage, throttles) are the same objects in each.
+public final class ServerContext {
+    public let config: ServerConfig
+    /// The served domain, normalized.
+    public let domain: String
+    /// The served domain as a JID.
+    public let domainJID: JID
+    public let loop: any ServerLoop
+    public let log: Logger
+    /// The certificate for STARTTLS and direct TLS; nil offers no TLS.
+    public let tlsContext: TLSContext?
+    /// Whether STARTTLS must come before anything else (the effective
+    /// policy; `ServerConfig` explains how it is chosen).
+    public let tlsRequired: Bool
+    public let accounts: any AccountService
+    public let sessions: SessionRegistry
+    public let hooks: Hooks
+    public let router: Router
+    public let loginThrottle: AddressThrottle
+    public let registrationThrottle: AddressThrottle
+    /// The secret SCRAM derives unknown users' fake salts from.
+    let scramSecret: [UInt8]
+
+    /// Creates a loop's context.
+    public init(
+        config: ServerConfig, loop: any ServerLoop, log: Logger, tlsContext: TLSContext?, tlsRequired: Bool,
+        accounts: any AccountService, sessions: SessionRegistry, hooks: Hooks,
+        loginThrottle: AddressThrottle, registrationThrottle: AddressThrottle, scramSecret: [UInt8]
+    ) throws(JIDError) {
+        self.config = config
+        self.domainJID = try JID(config.domain)
+        self.domain = domainJID.domainpart
+        self.loop = loop
+        self.log = log
+        self.tlsContext = tlsContext
+        self.tlsRequired = tlsRequired
+        self.accounts = accounts
+        self.sessions = sessions
+        self.hooks = hooks
+        self.router = Router(domain: domainJID.domainpart)
+        self.loginThrottle = loginThrottle
+        self.registrationThrottle = registrationThrottle
+        self.scramSecret = scramSecret
+    }
+
+    /// Parser limits before authentication: small, since anyone can connect.
+    var unauthenticatedLimits: XMLStreamParser.Limits {
+        XMLStreamParser.Limits(
+            maxStanzaSize: config.limits.maxStanzaSizeUnauthenticated,
+            maxTokenSize: min(4096, config.limits.maxStanzaSizeUnauthenticated))
+    }
+
+    /// Parser limits once authenticated (vCard photos need 1 MiB).
+    var authenticatedLimits: XMLStreamParser.Limits {
+        XMLStreamParser.Limits(maxStanzaSize: config.limits.maxStanzaSize)
+    }
+}
+
+extension JID {
+    /// Whether this JID is a bare domain (no localpart, no resource).
+    var isDomainOnly: Bool { localpart == nil && resourcepart == nil }
+}

@@ -1,0 +1,64 @@
+/// What the server needs from an event loop: run work on it, schedule
+/// timers on it, and tell whether the caller is on it.
+///
+/// XMPPNet's `EventLoop` is the real one; tests use a manual loop whose time
+/// only moves when the test says so.
+public protocol ServerLoop: AnyObject, Sendable {
+    /// Whether the calling thread is this loop's thread.
+    var inLoop: Bool { get }
+    /// The loop's monotonic clock.
+    var now: ContinuousClock.Instant { get }
+    /// Runs `work` on the loop soon; callable from any thread.
+    func execute(_ work: @escaping @Sendable () -> Void)
+    /// Runs `work` on the loop after `delay`; call only on the loop.
+    func schedule(after delay: Duration, _ work: @escaping () -> Void) -> any ScheduledWork
+}
+
+/// A timer that can be cancelled before it fires.
+public protocol ScheduledWork: AnyObject {
+    /// Makes sure the work does not run; harmless after it ran.
+    func cancel()
+}
+
+extension ServerLoop {
+    /// Traps when called off the loop: loop-confined state is touched only
+    /// from its own thread.
+    public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inLoop, "called off its event loop", file: file, line: line)
+    }
+}
+
+/// A value that may only be used on one loop, carried across threads to get
+/// back there (for example a session captured by a storage completion).
+///
+/// `@unchecked Sendable` is sound because `value` is reachable only through
+/// `withValue`, which checks that the caller is on `loop`.
+public struct LoopBound<Value>: @unchecked Sendable {
+    private let value: Value
+    /// The loop the value belongs to.
+    public let loop: any ServerLoop
+
+    /// Wraps `value`; call on `loop`.
+    public init(_ value: Value, on loop: any ServerLoop) {
+        loop.assertInLoop()
+        self.value = value
+        self.loop = loop
+    }
+
+    /// The value; call on `loop`.
+    public var wrapped: Value {
+        loop.assertInLoop()
+        return value
+    }
+
+    /// Runs `body` with the value on its loop: now if already there, else
+    /// posted to the loop.
+    public func execute(_ body: @escaping @Sendable (Value) -> Void) {
+        if loop.inLoop {
+            body(value)
+        } else {
+            let this = self
+            loop.execute { body(this.wrapped) }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import XMPPCore
+import XMPPStorage
+
+/// Runs storage jobs: the storage thread in the server, the test's own
+/// thread in tests.
+public protocol StorageJobs: Sendable {
+    /// Runs `job` with the stores and hands its result to `completion`.
+    func submit<Value: Sendable>(
+        _ job: @escaping @Sendable (Stores) throws -> Value,
+        completion: @escaping @Sendable (Result<Value, any Error>) -> Void)
+}
+
+extension StorageQueue: StorageJobs {}
+
+/// The accounts of the server, kept by XMPPStorage's `AccountStore`.
+///
+/// Password work (PBKDF2 for new credentials and for PLAIN checks) runs
+/// inside the storage job, off the event loops. Completions always arrive
+/// through `loop.execute`, never inside the call.
+public struct StoredAccounts: AccountService {
+    private let storage: any StorageJobs
+    private let iterations: Int
+    /// Credentials no account has, checked when PLAIN names an unknown
+    /// user so that the answer takes as long as for a wrong password.
+    private let decoy: SCRAMCredentials
+
+    /// Creates the service; new credentials use `iterations` PBKDF2 rounds.
+    public init(storage: any StorageJobs, iterations: Int) {
+        self.storage = storage
+        self.iterations = iterations
+        self.decoy = try! SCRAMCredentials(
+            password: "decoy", hashFunction: .sha256, iterations: iterations)
+    }
+
+    public func credentials(
+        for username: String, _ hash: HashFunction, on loop: any ServerLoop,
+        _ completion: @escaping (Result<SCRAMCredentials?, any Error>) -> Void
+    ) {
+        run(on: loop, completion) { stores in try stores.accounts.credentials(of: username, for: hash) }
+    }
+
+    public func verify(
+        username: String, password: String, on loop: any ServerLoop,
+        _ completion: @escaping (Result<Bool, any Error>) -> Void
+    ) {
+        let decoy = decoy
+        run(on: loop, completion) { stores in
+            guard let stored = try stores.accounts.credentials(of: username, for: .sha256) else {
+                _ = decoy.matches(password: password)
+                return false
+            }
+            return stored.matches(password: password)
+        }
+    }
+
+    public func register(
+        username: String, password: String, on loop: any ServerLoop,
+        _ completion: @escaping (Result<Bool, any Error>) -> Void
+    ) {
+        let iterations = iterations
+        run(on: loop, completion) { stores in
+            return try stores.accounts.createAccount(
+                username, credentials: Self.credentials(for: password, iterations: iterations))
+        }
+    }
+
+    public func changePassword(
+        username: String, password: String, on loop: any ServerLoop,
+        _ completion: @escaping (Result<Void, any Error>) -> Void
+    ) {
+        let iterations = iterations
+        run(on: loop, completion) { stores in
+            _ = try stores.accounts.replaceCredentials(
+                of: username, with: Self.credentials(for: password, iterations: iterations))
+        }
+    }
+
+    public func delete(
+        username: String, on loop: any ServerLoop, _ completion: @escaping (Result<Void, any Error>) -> Void
+    ) {
+        run(on: loop, completion) { stores in _ = try stores.accounts.deleteAccount(username) }
+    }
+
+    /// SCRAM-SHA-1 and SCRAM-SHA-256 credentials for `password`: the only
+    /// form in which a password is kept.
+    static func credentials(for password: String, iterations: Int) throws -> [SCRAMCredentials] {
+        try [HashFunction.sha1, .sha256].map { hash in
+            try SCRAMCredentials(password: password, hashFunction: hash, iterations: iterations)
+        }
+    }
+
+    /// Submits `job` and delivers its result on `loop`, in a later turn.
+    private func run<Value: Sendable>(
+        on loop: any ServerLoop, _ completion: @escaping (Result<Value, any Error>) -> Void,
+        _ job: @escaping @Sendable (Stores) throws -> Value
+    ) {
+        let bound = LoopBound(completion, on: loop)
+        storage.submit(job) { result in
+            bound.loop.execute { bound.wrapped(result) }
+        }
+    }
+}

@@ -1,0 +1,275 @@
+import CSQLite
+
+/// One SQLite connection.
+///
+/// Not `Sendable`: a connection and its statements are used by one thread at
+/// a time. The server confines its connection to the storage thread
+/// (`StorageQueue`); an admin command opens a second connection of its own,
+/// which WAL mode and the busy timeout let run beside the server.
+public final class Database {
+    /// How a connection is set up when it opens.
+    public struct Configuration: Sendable {
+        /// How long a statement waits for another connection's lock before
+        /// failing with `ResultCode.busy`. Default: 5 seconds, so that an
+        /// admin command can write while the server runs.
+        public var busyTimeout: Duration
+        /// When SQLite waits for the disk. Default: `.full`.
+        public var synchronous: Synchronous
+
+        /// Creates a configuration; the defaults suit the server.
+        public init(busyTimeout: Duration = .seconds(5), synchronous: Synchronous = .full) {
+            self.busyTimeout = busyTimeout
+            self.synchronous = synchronous
+        }
+    }
+
+    /// The values of `PRAGMA synchronous` (https://sqlite.org/pragma.html#pragma_synchronous).
+    public enum Synchronous: String, Sendable, CaseIterable {
+        /// Never waits for the disk: a crash of the OS or a power loss may corrupt the file.
+        case off = "OFF"
+        /// In WAL mode the database stays consistent, but SQLite's documentation
+        /// warns: "A transaction committed in WAL mode with synchronous=NORMAL
+        /// might roll back following a power loss or system crash."
+        case normal = "NORMAL"
+        /// In WAL mode, syncs the WAL file at every commit, so a committed
+        /// transaction survives a power loss. The server acknowledges a
+        /// message only once it is committed, so this is the default: an
+        /// acknowledged message must never be lost.
+        case full = "FULL"
+        /// Like `.full`, and also syncs the directory after deleting a journal.
+        case extra = "EXTRA"
+    }
+
+    /// The file name SQLite uses for a private in-memory database.
+    static let inMemoryPath = ":memory:"
+
+    /// The file this connection opened, or `":memory:"`.
+    public let path: String
+    /// The `sqlite3` handle; `nil` once closed.
+    private var connection: OpaquePointer?
+    /// Prepared statements kept for reuse, by SQL text.
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens (creating if needed) the database file at `path` and sets the
+    /// connection up: WAL journal, busy timeout, foreign keys, `synchronous`.
+    ///
+    /// The directory must already exist. The path `":memory:"` opens a
+    /// private in-memory database, which has no WAL.
+    ///
+    /// - Throws: `DatabaseError`, for example `.cannotOpen`, `.notADatabase`,
+    ///   or `.error` when the file system cannot do WAL (as on network shares).
+    ///
+    /// The corresponding C function is `sqlite3_open_v2`.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        // Built with SQLITE_THREADSAFE=0, SQLite has no mutexes at all, and not
+        // even two separate connections (the storage thread's and, in the same
+        // process, a test's or an admin command's) may run on two threads.
+        precondition(sqlite3_threadsafe() != 0, "SQLite was built without thread support")
+        var connection: OpaquePointer?
+        // SQLITE_OPEN_NOMUTEX puts the connection in "multi-thread" mode: it
+        // skips the per-connection mutex, which is safe because a connection is
+        // only ever used by one thread at a time (see StorageQueue).
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        do {
+            guard code == SQLITE_OK, let connection else {
+                throw DatabaseError(code: code, connection: connection, sql: nil)
+            }
+            try Self.configure(connection, configuration, inMemory: path == Self.inMemoryPath)
+        } catch {
+            // A failed open still allocates a handle, which must be closed.
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        self.path = path
+        self.connection = connection
+    }
+
+    /// Opens a new, empty database that lives in memory and disappears when
+    /// closed; for tests.
+    ///
+    /// - Throws: `DatabaseError`.
+    public static func inMemory(configuration: Configuration = Configuration()) throws -> Database {
+        try Database(path: inMemoryPath, configuration: configuration)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Sets up a freshly opened connection.
+    ///
+    /// The corresponding C functions are `sqlite3_extended_result_codes` and
+    /// `sqlite3_busy_timeout`.
+    private static func configure(
+        _ connection: OpaquePointer, _ configuration: Configuration, inMemory: Bool
+    ) throws {
+        sqlite3_extended_result_codes(connection, 1)
+        sqlite3_busy_timeout(connection, milliseconds(configuration.busyTimeout))
+        if !inMemory {
+            // Readers and the writer do not block each other in WAL mode, and
+            // a commit is one append to the WAL file.
+            let statement = try Statement(connection: connection, sql: "PRAGMA journal_mode = WAL")
+            let mode = try statement.step() ? statement.string(at: 0) : nil
+            statement.reset()
+            guard mode?.lowercased() == "wal" else {
+                throw DatabaseError(
+                    resultCode: .error,
+                    message: "could not switch to WAL journal mode (still \(mode ?? "unknown"))",
+                    sql: statement.sql)
+            }
+        }
+        // Off by default in SQLite, per connection: without it ON DELETE
+        // CASCADE does nothing.
+        try execute("PRAGMA foreign_keys = ON", on: connection)
+        try execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)", on: connection)
+    }
+
+    /// `duration` in whole milliseconds, clamped to what `sqlite3_busy_timeout` takes.
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        guard duration > .zero else { return 0 }
+        guard duration < .milliseconds(Int32.max) else { return .max }
+        let (seconds, attoseconds) = duration.components
+        return Int32(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// The open handle.
+    ///
+    /// - Precondition: The database is not closed.
+    private var handle: OpaquePointer {
+        guard let connection else { preconditionFailure("use of a closed Database") }
+        return connection
+    }
+
+    /// Closes the connection; closing twice does nothing.
+    ///
+    /// Statements from `prepare(_:)` that are still alive keep the connection
+    /// open until they are released. The last connection to close checkpoints
+    /// the WAL into the database file.
+    ///
+    /// The corresponding C function is `sqlite3_close_v2`.
+    public func close() {
+        guard let connection else { return }
+        statementCache.removeAll()
+        sqlite3_close_v2(connection)
+        self.connection = nil
+    }
+
+    // MARK: Running SQL
+
+    /// Runs one or more SQL statements that take no parameters and return
+    /// no rows the caller needs, such as `CREATE TABLE`.
+    ///
+    /// Never build `sql` from user data: bind values with a `Statement`.
+    ///
+    /// - Throws: `DatabaseError`.
+    ///
+    /// The corresponding C function is `sqlite3_exec`.
+    public func execute(_ sql: String) throws {
+        try Self.execute(sql, on: handle)
+    }
+
+    private static func execute(_ sql: String, on connection: OpaquePointer) throws {
+        let code = sqlite3_exec(connection, sql, nil, nil, nil)
+        guard code == SQLITE_OK else {
+            throw DatabaseError(code: code, connection: connection, sql: sql)
+        }
+    }
+
+    /// Compiles one SQL statement for this connection.
+    ///
+    /// - Throws: `DatabaseError`; `.misuse` if `sql` is not exactly one statement.
+    ///
+    /// The corresponding C function is `sqlite3_prepare_v2`.
+    public func prepare(_ sql: String) throws -> Statement {
+        try Statement(connection: handle, sql: sql)
+    }
+
+    /// Calls `body` with a prepared statement for `sql`, compiled once and
+    /// kept for later calls with the same text.
+    ///
+    /// Afterwards the statement is reset and its bindings cleared, so no
+    /// transaction stays open and no bound secret stays in memory. If the
+    /// cached statement is already in use further up the stack, `body` gets
+    /// a fresh one.
+    ///
+    /// - Throws: `DatabaseError`, or what `body` throws.
+    public func withCachedStatement<Result>(
+        _ sql: String, _ body: (Statement) throws -> Result
+    ) throws -> Result {
+        let statement: Statement
+        if let cached = statementCache[sql] {
+            statement = cached.isInUse ? try prepare(sql) : cached
+        } else {
+            statement = try prepare(sql)
+            statementCache[sql] = statement
+        }
+        statement.isInUse = true
+        defer {
+            statement.reset()
+            statement.clearBindings()
+            statement.isInUse = false
+        }
+        return try body(statement)
+    }
+
+    /// The number of rows the last `INSERT`, `UPDATE` or `DELETE` changed.
+    ///
+    /// The corresponding C function is `sqlite3_changes`.
+    public var changes: Int {
+        Int(sqlite3_changes(handle))
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    ///
+    /// The corresponding C function is `sqlite3_last_insert_rowid`.
+    public var lastInsertedRowID: Int64 {
+        sqlite3_last_insert_rowid(handle)
+    }
+
+    // MARK: Transactions
+
+    /// Whether a transaction is open on this connection.
+    ///
+    /// The corresponding C function is `sqlite3_get_autocommit`.
+    public var isInTransaction: Bool {
+        sqlite3_get_autocommit(handle) == 0
+    }
+
+    /// Runs `body` in a transaction: commits if it returns, rolls back if it
+    /// (or the commit) throws.
+    ///
+    /// The outermost call begins with `BEGIN IMMEDIATE`, which takes the write
+    /// lock up front (waiting up to the busy timeout). A deferred transaction
+    /// that reads first and then writes can fail with `SQLITE_BUSY` without
+    /// the busy handler ever being asked, when another connection wrote in
+    /// between. A call inside a transaction becomes a savepoint, so that
+    /// stores can use transactions and a job can still group several store
+    /// calls into one commit.
+    ///
+    /// - Throws: `DatabaseError` (for example `.busy`), or what `body` throws.
+    public func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+        let nested = isInTransaction
+        // A savepoint name need not be unique: RELEASE and ROLLBACK TO act on
+        // the most recent savepoint of that name, which is ours.
+        try execute(nested ? "SAVEPOINT swiftlet" : "BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute(nested ? "RELEASE swiftlet" : "COMMIT")
+            return result
+        } catch {
+            // SQLite rolls back by itself after some errors (SQLITE_FULL,
+            // SQLITE_IOERR, ...); then there is nothing left to undo. A
+            // failing rollback is not reported: the first error says more.
+            if isInTransaction {
+                if nested {
+                    try? execute("ROLLBACK TO swiftlet")
+                    try? execute("RELEASE swiftlet")
+                } else {
+                    try? execute("ROLLBACK")
+                }
+            }
+            throw error
+        }
+    }
+}

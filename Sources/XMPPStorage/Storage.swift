@@ -1,0 +1,73 @@
+import Foundation
+
+/// Opens the server's storage: the database file, its schema and the
+/// storage thread.
+public enum Storage {
+    /// The database file's name inside the data directory.
+    public static let fileName = "swiftlet.sqlite"
+
+    /// Opens (creating if needed) `swiftlet.sqlite` in `directory`, runs the
+    /// pending migrations and starts the storage thread.
+    ///
+    /// A missing directory is created, readable by the owner only: the file
+    /// holds credentials and messages.
+    ///
+    /// - Parameters:
+    ///   - directory: The data directory.
+    ///   - configuration: How the connection is set up; the defaults suit the server.
+    /// - Throws: A file system error, `DatabaseError` or `MigrationError`.
+    public static func open(
+        directory: String, configuration: Database.Configuration = Database.Configuration()
+    ) throws -> StorageQueue {
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        let path = URL(fileURLWithPath: directory).appendingPathComponent(fileName).path
+        return try StorageQueue {
+            let database = try Database(path: path, configuration: configuration)
+            try migrator.migrate(database)
+            return Stores(database: database)
+        }
+    }
+
+    /// Starts a storage thread on a migrated SQLite database in memory, for
+    /// tests that want the real SQL without a file.
+    ///
+    /// - Throws: `DatabaseError`.
+    public static func openInMemory() throws -> StorageQueue {
+        try StorageQueue {
+            let database = try Database.inMemory()
+            try migrator.migrate(database)
+            return Stores(database: database)
+        }
+    }
+
+    /// The schema, as migrations in order.
+    ///
+    /// Append new migrations at the end. Never edit, rename or reorder one
+    /// that has shipped: existing databases have run it and will skip it.
+    static var migrator: Migrator {
+        var migrator = Migrator()
+        migrator.register("0001-accounts") { database in
+            // AUTOINCREMENT: an id is never reused, so a row some later table
+            // failed to delete can never pass to a new account of another person.
+            try database.execute(
+                """
+                CREATE TABLE accounts (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    username TEXT NOT NULL UNIQUE
+                );
+                CREATE TABLE scram_credentials (
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    hash_function TEXT NOT NULL CHECK (hash_function IN ('sha-1', 'sha-256')),
+                    salt BLOB NOT NULL,
+                    iterations INTEGER NOT NULL CHECK (iterations > 0),
+                    stored_key BLOB NOT NULL,
+                    server_key BLOB NOT NULL,
+                    PRIMARY KEY (account_id, hash_function)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,64 @@
+import XMPPCore
+import XMPPServer
+
+/// A whole server on a manual loop with in-memory storage: sessions over
+/// in-memory transports, real TLS (a fresh self-signed certificate), no
+/// sockets, no threads.
+public final class TestServer {
+    public let loop = ManualLoop()
+    public let context: ServerContext
+    /// The certificate STARTTLS presents.
+    public let certificate: SelfSignedCertificate
+    private let log: Logger
+    private var nextID = 1
+
+    /// Creates a server for `config` (default: `localhost`, TLS optional,
+    /// registration open, features of `Features.standard`). Log lines go to
+    /// `logLines`.
+    public init(config: ServerConfig = ServerConfig(), tlsRequired: Bool = false) throws {
+        let lines = LogLines()
+        logLines = lines
+        log = Logger(level: .debug, label: "test", sink: lines)
+        certificate = try SelfSignedCertificate.generate(domain: config.domain)
+        let tls = try TLSContext(
+            configuration: .server(
+                certificate: .pem(certificateChain: certificate.certificatePEM, privateKey: certificate.privateKeyPEM)))
+        context = try ServerContext(
+            config: config, loop: loop, log: log, tlsContext: tls, tlsRequired: tlsRequired,
+            accounts: StoredAccounts(storage: InlineStorage(loop: loop), iterations: config.authentication.scramIterations),
+            sessions: SessionRegistry(), hooks: Hooks(Features.standard),
+            loginThrottle: AddressThrottle(config.authentication.loginThrottle),
+            registrationThrottle: AddressThrottle(config.registration.throttle),
+            scramSecret: Array(repeating: 7, count: 32))
+    }
+
+    /// Every log line written so far.
+    public let logLines: LogLines
+
+    /// Opens a connection from `host` (a loopback address by default).
+    public func connect(from host: String = "127.0.0.1") -> TestClient {
+        defer { nextID += 1 }
+        return TestClient(server: self, host: host, id: nextID)
+    }
+
+    /// Creates an account directly in storage.
+    public func addUser(_ username: String, password: String) throws {
+        var outcome: Result<Bool, any Error>?
+        context.accounts.register(username: username, password: password, on: loop) { outcome = $0 }
+        loop.run()
+        guard try outcome?.get() == true else { throw TestFailure("could not create \(username)") }
+    }
+}
+
+/// Collects log lines for assertions.
+public final class LogLines: LogSink, @unchecked Sendable {
+    // @unchecked: tests write and read it from their one thread.
+    public private(set) var lines: [String] = []
+    public func write(line: String) { lines.append(line) }
+}
+
+/// A failure of the test harness itself.
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,192 @@
+import Glibc
+import Testing
+
+@testable import XMPPNet
+
+/// Whether this machine can bind a TCP socket to ::1.
+func ipv6LoopbackAvailable() -> Bool {
+    guard let fd = try? Sys.tcpSocket(.ipv6) else { return false }
+    defer { Sys.close(fd) }
+    return (try? Sys.listen(fd, on: SocketAddress(ip: "::1", port: 0)!, backlog: 1)) != nil
+}
+
+@Suite struct TCPTests {
+    @Test func listenerOnPortZeroReportsItsPort() throws {
+        try withRunningLoop { loop in
+            let outcome = try onLoop(loop) { () -> (UInt16, IOError?) in
+                let listener = try TCPListener(address: SocketAddress("127.0.0.1")!, on: loop) { $0.close() }
+                defer { listener.close() }
+                #expect(listener.localAddress == SocketAddress(ip: "127.0.0.1", port: listener.port))
+                do throws(IOError) {
+                    let second = try TCPListener(address: listener.localAddress, on: loop) { $0.close() }
+                    second.close()
+                    return (listener.port, nil)
+                } catch {
+                    return (listener.port, error)
+                }
+            }
+            #expect(outcome.0 != 0)
+            #expect(outcome.1?.errno == EADDRINUSE, "a second listener on the same port fails")
+        }
+    }
+
+    @Test func echoOverIPv4Loopback() throws {
+        try echo(ip: "127.0.0.1")
+    }
+
+    @Test(.enabled(if: ipv6LoopbackAvailable(), "this machine has no IPv6 loopback"))
+    func echoOverIPv6Loopback() throws {
+        try echo(ip: "::1")
+    }
+
+    private func echo(ip: String) throws {
+        try withRunningLoop { loop in
+            let pair = try ConnectedPair.make(on: loop, ip: ip, echo: true)
+            let addresses = try onLoop(loop) { () -> [SocketAddress?] in
+                pair.client.value.write(Array("<stream:stream>".utf8))
+                return [pair.client.value.remoteAddress, pair.server.value.localAddress,
+                        pair.client.value.localAddress, pair.server.value.remoteAddress]
+            }
+            #expect(addresses[0] == addresses[1])
+            #expect(addresses[2] == addresses[3])
+            #expect(addresses.allSatisfy { $0?.isLoopback == true && $0?.family == (ip == "::1" ? .ipv6 : .ipv4) })
+            #expect(waitUntil { pair.clientRecording.text == "<stream:stream>" })
+            #expect(pair.serverRecording.text == "<stream:stream>")
+        }
+    }
+
+    /// A peer that does not read makes the writer queue output; past the
+    /// high-water mark the writer stops reading; once the peer reads,
+    /// everything arrives and the writer reads again below the low-water mark.
+    @Test func largeWriteToStalledPeerAppliesBackpressure() throws {
+        try withRunningLoop { loop in
+            let pair = try ConnectedPair.make(on: loop)
+            let chunk = pattern(8 << 20)
+            let (chunks, backpressured, readable) = try onLoop(loop) { () -> (Int, Bool, Bool) in
+                pair.client.value.pauseReading()
+                let server = pair.server.value
+                var chunks = 0
+                // Loopback buffers can absorb several MiB; write until they cannot.
+                while !server.isBackpressured && chunks < 8 {
+                    server.write(chunk)
+                    chunks += 1
+                }
+                return (chunks, server.isBackpressured, server.registeredInterest.contains(.readable))
+            }
+            #expect(backpressured, "still not backpressured after \(chunks) chunks")
+            #expect(!readable, "a backpressured connection stops reading")
+
+            try onLoop(loop) { pair.client.value.write(Array("ping".utf8)) }
+            let waiting = waitUntil { (try? onLoop(loop) { unreadBytes(pair.server.value) }) == 4 }
+            #expect(waiting, "the peer's bytes wait in the kernel while the loop keeps running")
+            #expect(pair.serverRecording.bytes.value.isEmpty)
+
+            try onLoop(loop) { pair.client.value.resumeReading() }
+            let total = chunks * chunk.count
+            #expect(waitUntil(timeout: .seconds(30)) { pair.clientRecording.byteCount >= total })
+            #expect(pair.clientRecording.received(chunk, times: chunks))
+
+            #expect(waitUntil { pair.serverRecording.text == "ping" })
+            let lowWaterMark = TCPConnection.Options().lowWaterMark
+            #expect(try #require(pair.serverRecording.bufferedAtFirstRead.value) <= lowWaterMark)
+            #expect(pair.serverRecording.drains.value >= 1)
+            #expect(try onLoop(loop) { pair.server.value.isBackpressured } == false)
+        }
+    }
+
+    @Test func pausedReadingHoldsBytesUntilResumed() throws {
+        try withRunningLoop { loop in
+            let pair = try ConnectedPair.make(on: loop)
+            try onLoop(loop) {
+                pair.server.value.pauseReading()
+                pair.client.value.write(Array("abc".utf8))
+            }
+            #expect(waitUntil { (try? onLoop(loop) { unreadBytes(pair.server.value) }) == 3 })
+            #expect(pair.serverRecording.bytes.value.isEmpty)
+            try onLoop(loop) { pair.server.value.resumeReading() }
+            #expect(waitUntil { pair.serverRecording.text == "abc" })
+        }
+    }
+
+    @Test func peerCloseIsReportedOnce() throws {
+        try withRunningLoop { loop in
+            let pair = try ConnectedPair.make(on: loop)
+            try onLoop(loop) { pair.client.value.close() }
+            #expect(waitUntil { !pair.serverRecording.closes.value.isEmpty })
+            #expect(!waitUntil(timeout: .milliseconds(100)) { pair.serverRecording.closes.value.count > 1 })
+            #expect(pair.serverRecording.closes.value == [nil])
+            #expect(pair.clientRecording.closes.value == [nil])
+            #expect(try onLoop(loop) { pair.server.value.isOpen } == false)
+        }
+    }
+
+    @Test func peerResetIsReportedOnce() throws {
+        try withRunningLoop { loop in
+            let pair = try ConnectedPair.make(on: loop)
+            try onLoop(loop) {
+                // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+                var option = linger(l_onoff: 1, l_linger: 0)
+                let client = pair.client.value
+                _ = setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+                client.close()
+            }
+            #expect(waitUntil { !pair.serverRecording.closes.value.isEmpty })
+            #expect(!waitUntil(timeout: .milliseconds(100)) { pair.serverRecording.closes.value.count > 1 })
+            let closes = pair.serverRecording.closes.value
+            #expect(closes.count == 1)
+            #expect(closes.first??.errno == ECONNRESET)
+        }
+    }
+
+    @Test func closeAfterFlushDeliversEverythingThenEnds() throws {
+        try withRunningLoop { loop in
+            let pair = try ConnectedPair.make(on: loop)
+            let chunk = pattern(1 << 20)
+            let (chunks, queued) = try onLoop(loop) { () -> (Int, Int) in
+                pair.client.value.pauseReading()
+                let server = pair.server.value
+                var chunks = 0
+                while server.bufferedByteCount == 0 && chunks < 64 {
+                    server.write(chunk)
+                    chunks += 1
+                }
+                server.close(afterFlush: true)
+                server.write(Array("ignored".utf8))
+                return (chunks, server.bufferedByteCount)
+            }
+            #expect(queued > 0, "output is waiting, so the close must wait for the flush")
+            #expect(pair.serverRecording.closes.value.isEmpty)
+            try onLoop(loop) { pair.client.value.resumeReading() }
+            #expect(waitUntil { !pair.clientRecording.closes.value.isEmpty })
+            #expect(pair.clientRecording.received(chunk, times: chunks))
+            #expect(pair.clientRecording.closes.value == [nil])
+            #expect(pair.serverRecording.closes.value == [nil])
+        }
+    }
+
+    @Test func connectToClosedPortFails() throws {
+        try withRunningLoop { loop in
+            let outcome = Locked<Result<Bool, IOError>?>(nil)
+            try onLoop(loop) {
+                let listener = try TCPListener(address: SocketAddress("127.0.0.1")!, on: loop) { $0.close() }
+                let address = listener.localAddress
+                listener.close()
+                TCPConnection.connect(to: address, on: loop) { result in
+                    if case .success(let connection) = result { connection.close() }
+                    outcome.mutate { $0 = result.map { _ in true } }
+                }
+            }
+            let result = try #require(waitFor { outcome.value })
+            #expect(throws: IOError(errno: ECONNREFUSED, reason: "connect")) { try result.get() }
+        }
+    }
+
+    @Test func stoppingTheLoopClosesItsConnections() throws {
+        let loop = try EventLoop.start(name: "test-loop")
+        let pair = try ConnectedPair.make(on: loop)
+        loop.stopAndWait()
+        let cancelled = IOError(errno: ECANCELED, reason: "event loop stopped")
+        #expect(pair.serverRecording.closes.value == [cancelled])
+        #expect(pair.clientRecording.closes.value == [cancelled])
+    }
+}

@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import XMPPStorage
+
+/// A database file: WAL, pragmas, and a second connection beside the first.
+@Suite struct DatabaseFileTests {
+    private func pragma(_ name: String, of database: Database) throws -> String? {
+        let statement = try database.prepare("PRAGMA \(name)")
+        return try statement.step() ? statement.string(at: 0) : nil
+    }
+
+    private func makeFile(in directory: String) throws -> (path: String, Database) {
+        let path = directory + "/test.sqlite"
+        let database = try Database(path: path)
+        try database.execute("CREATE TABLE t (name TEXT)")
+        return (path, database)
+    }
+
+    /// Opens a second connection on another thread, as an admin command
+    /// would, and tries one insert there.
+    ///
+    /// Returns once the connection is open and about to insert; the returned
+    /// function waits for the insert and tells how it went and how long it took.
+    private func startInsertFromAnotherConnection(
+        path: String, busyTimeout: Duration
+    ) -> () -> (Result<Void, any Error>, Duration) {
+        let outcome = Locked<(Result<Void, any Error>, Duration)?>(nil)
+        let opened = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let clock = ContinuousClock()
+            do {
+                let admin = try Database(
+                    path: path, configuration: Database.Configuration(busyTimeout: busyTimeout))
+                let start = clock.now
+                opened.signal()
+                let result = Result { try admin.execute("INSERT INTO t VALUES ('from admin')") }
+                outcome.withValue { $0 = (result, clock.now - start) }
+            } catch {
+                opened.signal()
+                outcome.withValue { $0 = (.failure(error), .zero) }
+            }
+            done.signal()
+        }.start()
+        opened.wait()
+        return {
+            done.wait()
+            return outcome.withValue { $0! }
+        }
+    }
+
+    @Test func aFileDatabaseIsInWALModeWithTheConfiguredPragmas() throws {
+        try withTemporaryDirectory { directory in
+            let (path, database) = try makeFile(in: directory)
+            #expect(try pragma("journal_mode", of: database) == "wal")
+            #expect(try pragma("foreign_keys", of: database) == "1")
+            #expect(try pragma("synchronous", of: database) == "2", "FULL by default")
+            #expect(try pragma("busy_timeout", of: database) == "5000")
+            try database.execute("INSERT INTO t VALUES ('x')")
+            #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+
+            let relaxed = try Database(
+                path: path,
+                configuration: Database.Configuration(
+                    busyTimeout: .milliseconds(250), synchronous: .normal))
+            #expect(try pragma("synchronous", of: relaxed) == "1")
+            #expect(try pragma("busy_timeout", of: relaxed) == "250")
+        }
+    }
+
+    @Test func aSecondConnectionWaitsForTheWriteLockInsteadOfFailing() throws {
+        try withTemporaryDirectory { directory in
+            let (path, server) = try makeFile(in: directory)
+            try server.execute("BEGIN IMMEDIATE")
+            try server.execute("INSERT INTO t VALUES ('from server')")
+            // The admin connection tries to write while the server keeps the
+            // write lock for another 300 ms.
+            let adminInsert = startInsertFromAnotherConnection(path: path, busyTimeout: .seconds(5))
+            Thread.sleep(forTimeInterval: 0.3)
+            try server.execute("COMMIT")
+
+            let (result, waited) = adminInsert()
+            #expect(throws: Never.self) { try result.get() }
+            #expect(waited >= .milliseconds(250), "it waited for the server's commit")
+            let statement = try server.prepare("SELECT count(*) FROM t")
+            _ = try statement.step()
+            #expect(statement.int(at: 0) == 2)
+        }
+    }
+
+    @Test func withoutABusyTimeoutTheSecondConnectionFailsAtOnce() throws {
+        try withTemporaryDirectory { directory in
+            let (path, server) = try makeFile(in: directory)
+            try server.execute("BEGIN IMMEDIATE")
+            let (result, _) = startInsertFromAnotherConnection(path: path, busyTimeout: .zero)()
+            try server.execute("COMMIT")
+            let error = try #require(throws: DatabaseError.self) { try result.get() }
+            #expect(error.resultCode ~= .busy)
+        }
+    }
+
+    @Test func aReaderDoesNotBlockAWriterInWALMode() throws {
+        try withTemporaryDirectory { directory in
+            let (path, server) = try makeFile(in: directory)
+            try server.execute("INSERT INTO t VALUES ('before')")
+            // A read transaction stays open while the statement is mid-way.
+            let reader = try server.prepare("SELECT name FROM t")
+            #expect(try reader.step())
+
+            let (result, _) = startInsertFromAnotherConnection(path: path, busyTimeout: .zero)()
+            #expect(throws: Never.self) { try result.get() }
+            #expect(try !reader.step(), "the reader still sees its snapshot of one row")
+        }
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/garbage.sqlite"
+            let garbage = Data(repeating: 0x42, count: 4096)
+            #expect(FileManager.default.createFile(atPath: path, contents: garbage))
+            let error = try #require(throws: DatabaseError.self) { try Database(path: path) }
+            #expect(error.resultCode == .notADatabase)
+        }
+    }
+
+    @Test func aMissingDirectoryCannotBeOpened() throws {
+        let error = try #require(throws: DatabaseError.self) {
+            try Database(path: "/tmp/swiftlet-no-such-directory-\(UUID().uuidString)/x.sqlite")
+        }
+        #expect(error.resultCode ~= .cannotOpen)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import XMPPCore
+
+@testable import XMPPStorage
+
+/// Calls `body` with a new, empty directory under /tmp and removes the
+/// directory afterwards, whether `body` throws or not.
+func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
+    let path = "/tmp/swiftlet-storage-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try body(path)
+}
+
+/// Opens a migrated in-memory database.
+func migratedInMemoryDatabase() throws -> Database {
+    let database = try Database.inMemory()
+    try Storage.migrator.migrate(database)
+    return database
+}
+
+/// Credentials with arbitrary key bytes; `seed` makes different sets differ.
+/// The salt starts with NUL bytes, which text handling would cut off.
+func sampleCredentials(_ hashFunction: HashFunction, seed: UInt8 = 1) -> SCRAMCredentials {
+    let keyLength = hashFunction.outputByteCount
+    return SCRAMCredentials(
+        hashFunction: hashFunction, salt: [0, 0, seed, 0xFF, 0x80, 0x7F, 0, seed],
+        iterations: 4096 + Int(seed),
+        storedKey: (0..<keyLength).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(seed)) },
+        serverKey: (0..<keyLength).map { UInt8(truncatingIfNeeded: 255 &- $0 &+ Int(seed)) })!
+}
+
+/// Both SCRAM credential sets an account normally has.
+func sampleCredentialPair(seed: UInt8 = 1) -> [SCRAMCredentials] {
+    [sampleCredentials(.sha1, seed: seed), sampleCredentials(.sha256, seed: seed)]
+}
+
+/// A value shared between test threads, guarded by a lock.
+final class Locked<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withValue<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
+/// An error a test throws on purpose.
+struct PlannedError: Error, Equatable {}
