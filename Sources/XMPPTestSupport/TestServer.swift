@@ -28,7 +28,9 @@ public final class TestServer {
             accounts: StoredAccounts(storage: InlineStorage(loop: loop), iterations: config.authentication.scramIterations),
             sessions: SessionRegistry(), hooks: Hooks(Features.standard),
             loginThrottle: AddressThrottle(config.authentication.loginThrottle),
-            registrationThrottle: AddressThrottle(config.registration.throttle),
+            registrationThrottle: AddressThrottle(
+                config.registration.throttle,
+                exempt: AddressThrottle.exemptingLoopback(config.registration.throttleExemptsLoopback)),
             scramSecret: Array(repeating: 7, count: 32))
     }
 

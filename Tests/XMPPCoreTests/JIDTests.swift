@@ -1,26 +1,28 @@
 import Testing
+
 @testable import XMPPCore
 
 @Suite struct JIDTests {
     // MARK: RFC 7622 §3.5.1, valid JIDs
 
-    @Test(arguments: [
-        ("juliet@example.com", "juliet", "example.com", nil),
-        ("juliet@example.com/foo", "juliet", "example.com", "foo"),
-        ("juliet@example.com/foo bar", "juliet", "example.com", "foo bar"),
-        ("juliet@example.com/foo@bar", "juliet", "example.com", "foo@bar"),
-        ("foo\\20bar@example.com", "foo\\20bar", "example.com", nil),
-        ("fussball@example.com", "fussball", "example.com", nil),
-        ("fußball@example.com", "fußball", "example.com", nil),
-        ("π@example.com", "π", "example.com", nil),
-        ("Σ@example.com/foo", "σ", "example.com", "foo"),
-        ("σ@example.com/foo", "σ", "example.com", "foo"),
-        ("ς@example.com/foo", "ς", "example.com", "foo"),
-        ("king@example.com/♚", "king", "example.com", "♚"),
-        ("example.com", nil, "example.com", nil),
-        ("example.com/foobar", nil, "example.com", "foobar"),
-        ("a.example.com/b@example.net", nil, "a.example.com", "b@example.net"),
-    ] as [(String, String?, String, String?)])
+    @Test(
+        arguments: [
+            ("juliet@example.com", "juliet", "example.com", nil),
+            ("juliet@example.com/foo", "juliet", "example.com", "foo"),
+            ("juliet@example.com/foo bar", "juliet", "example.com", "foo bar"),
+            ("juliet@example.com/foo@bar", "juliet", "example.com", "foo@bar"),
+            ("foo\\20bar@example.com", "foo\\20bar", "example.com", nil),
+            ("fussball@example.com", "fussball", "example.com", nil),
+            ("fußball@example.com", "fußball", "example.com", nil),
+            ("π@example.com", "π", "example.com", nil),
+            ("Σ@example.com/foo", "σ", "example.com", "foo"),
+            ("σ@example.com/foo", "σ", "example.com", "foo"),
+            ("ς@example.com/foo", "ς", "example.com", "foo"),
+            ("king@example.com/♚", "king", "example.com", "♚"),
+            ("example.com", nil, "example.com", nil),
+            ("example.com/foobar", nil, "example.com", "foobar"),
+            ("a.example.com/b@example.net", nil, "a.example.com", "b@example.net"),
+        ] as [(String, String?, String, String?)])
     func rfc7622ValidExamples(input: String, local: String?, domain: String, resource: String?)
         throws
     {
@@ -233,14 +235,17 @@ import Testing
     @Test func sortsByDomainThenLocalThenResource() throws {
         let sorted = try ["b@a.example/r", "a.example", "b.example", "a@a.example", "b@a.example"]
             .map { try JID($0) }.sorted().map(\.description)
-        #expect(sorted == ["a.example", "a@a.example", "b@a.example", "b@a.example/r", "b.example"])
+        #expect(
+            sorted == ["a.example", "a@a.example", "b@a.example", "b@a.example/r", "b.example"])
     }
 
     @Test func errorsSayWhichPartAndWhy() {
         #expect(
             JIDError(.localpart, .disallowed(" ")).description
                 == "invalid localpart: disallowed character U+0020")
-        #expect(JIDError(.resourcepart, .tooLong).description == "invalid resourcepart: it is longer than 1023 bytes")
+        #expect(
+            JIDError(.resourcepart, .tooLong).description
+                == "invalid resourcepart: it is longer than 1023 bytes")
         #expect(
             JIDError(.domainpart, .invalidIPLiteral("[::1")).description
                 == "invalid domainpart: '[::1' is not a valid IP address")

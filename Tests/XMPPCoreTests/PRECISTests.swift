@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XMPPCore
 
 /// Compares by UTF-8 bytes: Swift's `==` on strings treats canonically
@@ -120,7 +121,8 @@ private func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
     }
 
     @Test func errorsDescribeTheCodePoint() {
-        #expect(PRECISError.disallowed("\u{2163}").description == "disallowed code point U+2163 'Ⅳ'")
+        #expect(
+            PRECISError.disallowed("\u{2163}").description == "disallowed code point U+2163 'Ⅳ'")
         #expect(PRECISError.disallowed("\u{7}").description == "disallowed code point U+0007")
         #expect(PRECISError.empty.description == "the string is empty")
     }

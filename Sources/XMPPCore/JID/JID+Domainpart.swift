@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Preparing a domainpart (RFC 7622 §3.2): a domain name made of NR-LDH
 /// labels and U-labels (RFC 5890), an IPv4 address, or a bracketed IPv6
@@ -39,7 +40,9 @@ extension JID {
         guard bytes.count <= maximumRawPartLength else { throw JIDError(.domainpart, .tooLong) }
         var domain = bytes
         // §3.2: one trailing dot is stripped before any other canonicalization.
-        if domain.last == UInt8(ascii: ".") { domain = UnsafeBufferPointer(rebasing: domain.dropLast()) }
+        if domain.last == UInt8(ascii: ".") {
+            domain = UnsafeBufferPointer(rebasing: domain.dropLast())
+        }
         guard let first = domain.first else { throw JIDError(.domainpart, .empty) }
         let prepared: String
         if first == UInt8(ascii: "[") {
@@ -58,7 +61,9 @@ extension JID {
     /// Checks and lowercases ASCII labels in one scan, noting whether IPv4
     /// parsing or A-label decoding is needed; `nil` at the first non-ASCII
     /// byte.
-    private static func asciiLabels(_ domain: UnsafeBufferPointer<UInt8>) throws(JIDError) -> String? {
+    private static func asciiLabels(_ domain: UnsafeBufferPointer<UInt8>) throws(JIDError)
+        -> String?
+    {
         var hasUppercase = false
         var onlyDigitsAndDots = true
         var mayHaveALabel = false
@@ -118,7 +123,8 @@ extension JID {
     /// label and joins them again.
     private static func joinedULabels(_ domain: String) throws(JIDError) -> String {
         var labels: [String] = []
-        for scalars in domain.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false) {
+        for scalars in domain.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false)
+        {
             let label = Substring(scalars)
             if label.utf8.starts(with: "xn--".utf8) {
                 labels.append(try uLabel(fromALabel: label))
@@ -187,7 +193,8 @@ extension JID {
 
     /// A dotted-quad IPv4 address (RFC 3986 §3.2.2 `IPv4address`: four
     /// decimal octets, no leading zeros), which is already canonical.
-    private static func ipv4Literal(_ domain: UnsafeBufferPointer<UInt8>) throws(JIDError) -> String {
+    private static func ipv4Literal(_ domain: UnsafeBufferPointer<UInt8>) throws(JIDError) -> String
+    {
         var address = in_addr()
         let text = String(decoding: domain, as: UTF8.self)
         guard text.withCString({ inet_pton(AF_INET, $0, &address) }) == 1 else {
@@ -199,8 +206,10 @@ extension JID {
     /// A bracketed IPv6 address (RFC 3986 `IP-literal`, without IPvFuture or
     /// zone identifiers), rewritten in the canonical text form of RFC 5952:
     /// lowercase, no leading zeros, the longest run of zero groups as `::`.
-    private static func ipv6Literal(_ domain: UnsafeBufferPointer<UInt8>) throws(JIDError) -> String {
-        let invalid = JIDError(.domainpart, .invalidIPLiteral(String(decoding: domain, as: UTF8.self)))
+    private static func ipv6Literal(_ domain: UnsafeBufferPointer<UInt8>) throws(JIDError) -> String
+    {
+        let invalid = JIDError(
+            .domainpart, .invalidIPLiteral(String(decoding: domain, as: UTF8.self)))
         guard domain.count > 2, domain.last == UInt8(ascii: "]") else { throw invalid }
         let text = String(decoding: domain[1..<(domain.count - 1)], as: UTF8.self)
         var address = in6_addr()

@@ -24,7 +24,8 @@ extension JID {
         let at = bytes[..<headEnd].firstIndex(of: UInt8(ascii: "@"))
         var localpart: String?
         if let at {
-            guard let prepared = try asciiLocalpart(UnsafeBufferPointer(rebasing: bytes[..<at])) else {
+            guard let prepared = try asciiLocalpart(UnsafeBufferPointer(rebasing: bytes[..<at]))
+            else {
                 return nil
             }
             localpart = prepared
@@ -73,7 +74,9 @@ extension JID {
 
     /// The localpart if `bytes` are ASCII, else `nil` (after the size guard,
     /// which applies to both paths).
-    private static func asciiLocalpart(_ bytes: UnsafeBufferPointer<UInt8>) throws(JIDError) -> String? {
+    private static func asciiLocalpart(_ bytes: UnsafeBufferPointer<UInt8>) throws(JIDError)
+        -> String?
+    {
         guard bytes.count <= maximumRawPartLength else { throw JIDError(.localpart, .tooLong) }
         let prepared: String?
         do {

@@ -131,7 +131,7 @@ public struct JID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     private static func precedes(_ lhs: String?, _ rhs: String?) -> Bool {
         switch (lhs, rhs) {
-        case let (lhs?, rhs?): lhs < rhs
+        case (let lhs?, let rhs?): lhs < rhs
         case (nil, _?): true
         case (_, nil): false
         }

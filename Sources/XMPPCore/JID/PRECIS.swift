@@ -24,7 +24,8 @@ public enum PRECISError: Error, Sendable, Equatable, CustomStringConvertible {
         case .empty: "the string is empty"
         case .disallowed(let scalar): "disallowed code point \(Self.describe(scalar))"
         case .unassigned(let scalar): "unassigned code point \(Self.describe(scalar))"
-        case .contextRule(let scalar): "code point \(Self.describe(scalar)) is not allowed in this context"
+        case .contextRule(let scalar):
+            "code point \(Self.describe(scalar)) is not allowed in this context"
         }
     }
 
@@ -111,7 +112,9 @@ public enum PRECIS {
     }
 
     /// OpaqueString for ASCII input, or `nil` at the first non-ASCII byte.
-    static func asciiOpaqueString(_ bytes: UnsafeBufferPointer<UInt8>) throws(PRECISError) -> String? {
+    static func asciiOpaqueString(_ bytes: UnsafeBufferPointer<UInt8>) throws(PRECISError)
+        -> String?
+    {
         for byte in bytes {
             if byte >= 0x80 { return nil }
             if byte < 0x20 || byte == 0x7F { throw .disallowed(Unicode.Scalar(byte)) }

@@ -85,8 +85,8 @@ public struct Registration: ServerFeature {
         let server = session.server
         guard let own = session.username else { return }
         let query = request.iq.payload!
-        session.waitForStorage()
         if query.child("remove") != nil {
+            session.waitForStorage()
             return server.accounts.delete(username: own, on: server.loop) { result in
                 session.resumeAfterWaiting()
                 guard case .success = result else { return request.fail(StanzaError(.internalServerError)) }
@@ -99,14 +99,13 @@ public struct Registration: ServerFeature {
         do {
             let (username, newPassword) = try credentials(in: query, domain: server.domain)
             guard username == own else {
-                session.resumeAfterWaiting()
                 return request.fail(StanzaError(.notAllowed, text: "you can only change your own password"))
             }
             password = newPassword
         } catch {
-            session.resumeAfterWaiting()
             return request.fail(error)
         }
+        session.waitForStorage()
         server.accounts.changePassword(username: own, password: password, on: server.loop) { result in
             session.resumeAfterWaiting()
             guard case .success = result else { return request.fail(StanzaError(.internalServerError)) }

@@ -1,11 +1,9 @@
 import XMPPCore
 
-/// RFC 6120 §7 (resource binding) and the legacy session establishment of
-/// RFC 3921 §3, which XMPPFramework still sends.
+/// RFC 6120 §7: resource binding.
 extension ClientSession {
-    /// After SASL and before binding only binding, the legacy session
-    /// request and nonzas that features accept (stream resumption) are
-    /// allowed.
+    /// After SASL and before binding only binding and nonzas that features
+    /// accept (stream resumption) are allowed.
     func receiveBeforeBinding(_ element: Element) {
         guard element.namespace == NS.client, element.name == "iq", let iq = IQ(element) else {
             if element.namespace == NS.client {
@@ -16,8 +14,6 @@ extension ClientSession {
         switch (iq.type, iq.payload?.namespace, iq.payload?.name) {
         case (.set, NS.bind, "bind"):
             bind(iq)
-        case (.set, NS.session, "session"):
-            send(iq.result())
         case (.result, _, _), (.error, _, _):
             break
         default:

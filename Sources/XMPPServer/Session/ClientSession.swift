@@ -69,6 +69,8 @@ public final class ClientSession {
     /// Parsed but not yet handled, because the session began waiting (a
     /// client may pipeline several requests in one packet).
     var queuedEvents: [XMLStreamEvent] = []
+    /// The next event of `queuedEvents` to handle.
+    var queueHead = 0
     /// Input that arrived while waiting (a transport may deliver one last
     /// read after `pauseReading()`).
     var heldInput: [UInt8] = []
@@ -125,15 +127,19 @@ public final class ClientSession {
         handleQueuedEvents()
     }
 
+    /// Handles parsed events in order until the queue is empty or the
+    /// session waits. Safe to re-enter: each event is taken off the queue
+    /// before it is handled.
     private func handleQueuedEvents() {
-        var index = 0
-        while index < queuedEvents.count, !isWaiting, phase != .closed {
-            let event = queuedEvents[index]
-            index += 1
+        while !isWaiting, phase != .closed, queueHead < queuedEvents.count {
+            let event = queuedEvents[queueHead]
+            queueHead += 1
             handle(event)
         }
-        // `restartStream()` may have emptied the queue meanwhile.
-        queuedEvents.removeFirst(min(index, queuedEvents.count))
+        if queueHead == queuedEvents.count {
+            queuedEvents.removeAll(keepingCapacity: true)
+            queueHead = 0
+        }
     }
 
     private func handle(_ event: XMLStreamEvent) {
@@ -159,6 +165,7 @@ public final class ClientSession {
     func restartStream() {
         parser.reset()
         queuedEvents.removeAll()
+        queueHead = 0
         headerSent = false
     }
 
@@ -244,6 +251,7 @@ public final class ClientSession {
         handshakeTimer?.cancel()
         idleTimer?.cancel()
         queuedEvents = []
+        queueHead = 0
         heldInput = []
         if let jid { server.sessions.remove(jid, ifSession: self) }
         server.hooks.sessionEnded(self)

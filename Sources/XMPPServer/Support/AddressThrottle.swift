@@ -1,4 +1,5 @@
 import Synchronization
+import XMPPNet
 
 /// Counts events per peer address in a fixed window and says when an
 /// address has had too many: failed logins (RFC 6120 §6.4.5 asks for a
@@ -23,6 +24,12 @@ public final class AddressThrottle: Sendable {
     public init(_ limit: ServerConfig.Throttle?, exempt: @escaping @Sendable (String) -> Bool = { _ in false }) {
         self.limit = limit
         self.exempt = exempt
+    }
+
+    /// An exemption for loopback peers (127.0.0.0/8, ::1), when `enabled`:
+    /// local tests, tools and demos register freely.
+    public static func exemptingLoopback(_ enabled: Bool) -> @Sendable (String) -> Bool {
+        { host in enabled && (SocketAddress(ip: host, port: 0)?.isLoopback ?? false) }
     }
 
     /// How long `address` must wait, or nil when it may go ahead.
