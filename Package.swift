@@ -51,7 +51,7 @@ let package = Package(
             path: "Sources/CommandLineSupport"),
         .executableTarget(
             name: "swiftletd",
-            dependencies: ["CommandLineSupport"],
+            dependencies: ["XMPPServer"],
             path: "Sources/swiftletd"),
         .executableTarget(
             name: "swiftlet",

@@ -31,7 +31,7 @@ public final class ManualLoop: ServerLoop, @unchecked Sendable {
         queue.withLock { $0.append(work) }
     }
 
-    public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> any ScheduledWork {
+    public func scheduleTimer(after delay: Duration, _ work: @escaping () -> Void) -> any ScheduledWork {
         assertInLoop()
         let timer = ManualTimer(deadline: current + delay, work: work)
         timers.append(timer)

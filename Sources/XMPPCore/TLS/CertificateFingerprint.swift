@@ -19,12 +19,15 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
     /// (`AB:CD:…`) or spaces; `nil` for anything else.
     public init?(hex text: String) {
         var digits: [UInt8] = []
-        for character in text.utf8 where character != UInt8(ascii: ":") && character != UInt8(ascii: " ") {
+        for character in text.utf8
+        where character != UInt8(ascii: ":") && character != UInt8(ascii: " ") {
             guard let value = Self.hexValue(character) else { return nil }
             digits.append(value)
         }
         guard digits.count == 2 * HashFunction.sha256.outputByteCount else { return nil }
-        self.bytes = stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
+        self.bytes = stride(from: 0, to: digits.count, by: 2).map {
+            digits[$0] << 4 | digits[$0 + 1]
+        }
     }
 
     /// The fingerprint of a certificate given in DER.
@@ -102,7 +105,9 @@ enum X509Certificates {
     }
 
     /// The corresponding C function is `PEM_read_bio_X509`.
-    private static func readFirst(from bio: OpaquePointer, describing source: String) throws(TLSError) -> OpaquePointer {
+    private static func readFirst(from bio: OpaquePointer, describing source: String)
+        throws(TLSError) -> OpaquePointer
+    {
         guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
             throw TLSError.drainingQueue(.invalidConfiguration, "no PEM certificate in \(source)")
         }

@@ -1,11 +1,11 @@
 import COpenSSL
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A certificate and key on disk, as ``SelfSignedCertificate/loadOrCreate(domain:directory:)``
@@ -42,7 +42,9 @@ extension SelfSignedCertificate {
     ///
     /// The corresponding C functions are `mkdir`, `open` with `O_EXCL`,
     /// `fchmod`, `write` and `fsync`.
-    public static func loadOrCreate(domain: String, directory: String) throws(TLSError) -> CertificateFiles {
+    public static func loadOrCreate(domain: String, directory: String) throws(TLSError)
+        -> CertificateFiles
+    {
         // Checked first: the domain becomes part of the file names.
         _ = try subjectAltName(for: domain)
         let certificatePath = directory + "/" + domain + ".crt"
@@ -72,13 +74,16 @@ extension SelfSignedCertificate {
         case (true, false), (false, true):
             throw TLSError(
                 .invalidConfiguration,
-                "found only one of \(certificatePath) and \(keyPath); provide the other or remove it")
+                "found only one of \(certificatePath) and \(keyPath); provide the other or remove it"
+            )
         }
     }
 
     /// Creates `path`, which must not exist, with exactly `mode`, and writes
     /// `contents` to disk; removes it again if anything fails.
-    private static func writeNewFile(_ path: String, _ contents: String, mode: mode_t) throws(TLSError) {
+    private static func writeNewFile(_ path: String, _ contents: String, mode: mode_t)
+        throws(TLSError)
+    {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw systemError("cannot create \(path)") }
         var failure: TLSError?

@@ -27,13 +27,13 @@ public struct SelfSignedCertificate: Sendable, Hashable {
 
     /// Generates a fresh key and a certificate for `domain`.
     ///
-    /// The certificate is X.509 v3 with a random 128-bit serial number,
-    /// subject and issuer `CN=<domain>` (an IPv6 address without brackets;
-    /// left empty, with a critical SAN, if the domain is longer than the 64
-    /// characters a CN may hold: RFC 5280 §4.2.1.6), and these extensions: subjectAltName `DNS:<domain>`, or
-    /// `IP:<address>` for an IP address literal; basicConstraints `CA:FALSE`
-    /// (critical); keyUsage `digitalSignature` (critical); extendedKeyUsage
-    /// `serverAuth`.
+    /// The certificate is X.509 v3 with a random 16-byte serial number (126
+    /// random bits), subject and issuer `CN=<domain>` (an IPv6 address
+    /// without brackets; left empty, with a critical SAN, if the domain is
+    /// longer than the 64 characters a CN may hold: RFC 5280 §4.2.1.6), and
+    /// these extensions: subjectAltName `DNS:<domain>`, or `IP:<address>`
+    /// for an IP address literal; basicConstraints `CA:FALSE` (critical);
+    /// keyUsage `digitalSignature` (critical); extendedKeyUsage `serverAuth`.
     ///
     /// - Parameter domain: An ASCII DNS name (an internationalized domain in
     ///   its A-label form), an IPv4 address, or an IPv6 address with or
@@ -58,9 +58,12 @@ public struct SelfSignedCertificate: Sendable, Hashable {
         try fill(certificate, key: key, commonName: commonName, subjectAltName: subjectAltName)
         guard X509_sign(certificate, key, EVP_sha256()) > 0,
             let certificatePEM = MemoryBIO.text({ PEM_write_bio_X509($0, certificate) }),
-            let privateKeyPEM = MemoryBIO.text({ PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) })
+            let privateKeyPEM = MemoryBIO.text({
+                PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil)
+            })
         else {
-            throw TLSError.drainingQueue(.invalidConfiguration, "cannot sign or encode the certificate")
+            throw TLSError.drainingQueue(
+                .invalidConfiguration, "cannot sign or encode the certificate")
         }
         return SelfSignedCertificate(
             certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM,
@@ -72,7 +75,9 @@ public struct SelfSignedCertificate: Sendable, Hashable {
         _ certificate: OpaquePointer, key: OpaquePointer, commonName: String, subjectAltName: String
     ) throws(TLSError) {
         var serial = Crypto.randomBytes(count: 16)
-        // Positive (RFC 5280 §4.1.2.2), and never zero.
+        // BN_bin2bn reads it unsigned, so the serial is positive (RFC 5280
+        // §4.1.2.2); the top bit clear and the next set give exactly 16
+        // content octets and never zero.
         serial[0] = serial[0] & 0x7F | 0x40
         guard let serialNumber = BN_bin2bn(serial, Int32(serial.count), nil) else {
             throw TLSError.drainingQueue(.invalidConfiguration, "cannot make a serial number")
@@ -83,10 +88,12 @@ public struct SelfSignedCertificate: Sendable, Hashable {
         guard X509_set_version(certificate, Int(X509_VERSION_3)) == 1,
             BN_to_ASN1_INTEGER(serialNumber, X509_get_serialNumber(certificate)) != nil,
             X509_gmtime_adj(X509_getm_notBefore(certificate), -backdateSeconds) != nil,
-            X509_gmtime_adj(X509_getm_notAfter(certificate), validityDays * 86_400 - backdateSeconds) != nil,
+            X509_gmtime_adj(
+                X509_getm_notAfter(certificate), validityDays * 86_400 - backdateSeconds) != nil,
             X509_set_pubkey(certificate, key) == 1,
             !hasCommonName
-                || X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) == 1,
+                || X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_UTF8, commonName, -1, -1, 0)
+                    == 1,
             X509_set_issuer_name(certificate, subject) == 1
         else {
             throw TLSError.drainingQueue(.invalidConfiguration, "cannot fill in the certificate")
@@ -101,7 +108,8 @@ public struct SelfSignedCertificate: Sendable, Hashable {
         ]
         for (nid, value) in extensions {
             guard let item = X509V3_EXT_conf_nid(nil, &extensionContext, nid, value) else {
-                throw TLSError.drainingQueue(.invalidConfiguration, "cannot encode extension \(value)")
+                throw TLSError.drainingQueue(
+                    .invalidConfiguration, "cannot encode extension \(value)")
             }
             defer { X509_EXTENSION_free(item) }
             guard X509_add_ext(certificate, item, -1) == 1 else {
@@ -116,7 +124,8 @@ public struct SelfSignedCertificate: Sendable, Hashable {
         if let address = IPAddressLiteral.parse(domain) {
             return "IP:" + address
         }
-        let labels = domain.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        let labels = domain.utf8.split(
+            separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         let isDNSName =
             domain.utf8.count <= 253
             && labels.allSatisfy { label in

@@ -5,7 +5,8 @@ import COpenSSL
 /// Nothing older than TLS 1.2 is offered or accepted (RFC 8996 deprecates
 /// TLS 1.0 and 1.1). TLS 1.2 stays because XMPPFramework, through Apple's
 /// SecureTransport, speaks nothing newer.
-public enum TLSVersion: Int32, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
+public enum TLSVersion: Int32, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible
+{
     /// TLS 1.2 (RFC 5246).
     case tls1_2 = 0x0303
     /// TLS 1.3 (RFC 8446).

@@ -48,7 +48,9 @@ public final class TLSContext: @unchecked Sendable {
                 }
             case .client(let verification):
                 certificateFingerprint = nil
-                if let name = configuration.effectiveServerName, !(1...255).contains(name.utf8.count) {
+                if let name = configuration.effectiveServerName,
+                    !(1...255).contains(name.utf8.count)
+                {
                     throw TLSError(.invalidConfiguration, "SNI names are 1 to 255 bytes long")
                 }
                 try Self.configureVerification(context, verification, state)
@@ -79,11 +81,14 @@ public final class TLSContext: @unchecked Sendable {
         // only (forward secrecy, AEAD). SecureTransport offers the ECDHE
         // AES-GCM suites. TLS 1.3 suites are all AEAD and keep their defaults.
         guard
-            swiftlet_SSL_CTX_set_min_proto_version(context, configuration.minimumVersion.rawValue) == 1,
-            swiftlet_SSL_CTX_set_max_proto_version(context, configuration.maximumVersion.rawValue) == 1,
+            swiftlet_SSL_CTX_set_min_proto_version(context, configuration.minimumVersion.rawValue)
+                == 1,
+            swiftlet_SSL_CTX_set_max_proto_version(context, configuration.maximumVersion.rawValue)
+                == 1,
             SSL_CTX_set_cipher_list(context, "ECDHE+AESGCM:ECDHE+CHACHA20") == 1
         else {
-            throw TLSError.drainingQueue(.invalidConfiguration, "cannot set protocol versions or ciphers")
+            throw TLSError.drainingQueue(
+                .invalidConfiguration, "cannot set protocol versions or ciphers")
         }
     }
 
@@ -110,7 +115,8 @@ public final class TLSContext: @unchecked Sendable {
         while let intermediate = PEM_read_bio_X509(chainBIO, nil, nil, nil) {
             guard swiftlet_SSL_CTX_add0_chain_cert(context, intermediate) == 1 else {
                 X509_free(intermediate)
-                throw TLSError.drainingQueue(.invalidConfiguration, "intermediate certificate refused")
+                throw TLSError.drainingQueue(
+                    .invalidConfiguration, "intermediate certificate refused")
             }
         }
         // The loop above ends on "no start line" at the end of the text; any
@@ -126,7 +132,8 @@ public final class TLSContext: @unchecked Sendable {
                 .invalidConfiguration, "no unencrypted private key found")
         }
         defer { EVP_PKEY_free(key) }
-        guard SSL_CTX_use_PrivateKey(context, key) == 1, SSL_CTX_check_private_key(context) == 1 else {
+        guard SSL_CTX_use_PrivateKey(context, key) == 1, SSL_CTX_check_private_key(context) == 1
+        else {
             throw TLSError.drainingQueue(
                 .invalidConfiguration, "private key does not match the certificate")
         }
@@ -170,7 +177,8 @@ public final class TLSContext: @unchecked Sendable {
         case .requireValid(let hostname, let extraRoots):
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
             guard SSL_CTX_set_default_verify_paths(context) == 1 else {
-                throw TLSError.drainingQueue(.invalidConfiguration, "cannot load the system trust store")
+                throw TLSError.drainingQueue(
+                    .invalidConfiguration, "cannot load the system trust store")
             }
             for pem in extraRoots {
                 let root = try X509Certificates.readFirst(pem: pem)
@@ -180,7 +188,8 @@ public final class TLSContext: @unchecked Sendable {
                 }
             }
             let parameters = SSL_CTX_get0_param(context)
-            X509_VERIFY_PARAM_set_hostflags(parameters, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+            X509_VERIFY_PARAM_set_hostflags(
+                parameters, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
             let named: Int32
             if let address = IPAddressLiteral.parse(hostname) {
                 named = X509_VERIFY_PARAM_set1_ip_asc(parameters, address)
@@ -194,15 +203,20 @@ public final class TLSContext: @unchecked Sendable {
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
             // Replaces chain verification: only the leaf's digest counts.
             let argument = Unmanaged.passUnretained(state).toOpaque()
-            SSL_CTX_set_cert_verify_callback(context, { store, argument in
-                guard let store, let argument, let leaf = X509_STORE_CTX_get0_cert(store) else { return 0 }
-                let state = Unmanaged<CallbackState>.fromOpaque(argument).takeUnretainedValue()
-                guard CertificateFingerprint(certificate: leaf) == state.pinnedFingerprint else {
-                    X509_STORE_CTX_set_error(store, X509_V_ERR_CERT_REJECTED)
-                    return 0
-                }
-                return 1
-            }, argument)
+            SSL_CTX_set_cert_verify_callback(
+                context,
+                { store, argument in
+                    guard let store, let argument, let leaf = X509_STORE_CTX_get0_cert(store) else {
+                        return 0
+                    }
+                    let state = Unmanaged<CallbackState>.fromOpaque(argument).takeUnretainedValue()
+                    guard CertificateFingerprint(certificate: leaf) == state.pinnedFingerprint
+                    else {
+                        X509_STORE_CTX_set_error(store, X509_V_ERR_CERT_REJECTED)
+                        return 0
+                    }
+                    return 1
+                }, argument)
         case .insecureAcceptAny:
             SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         }
@@ -226,21 +240,26 @@ public final class TLSContext: @unchecked Sendable {
     /// Server: picks the first of our ALPN IDs that the client offered.
     ///
     /// The corresponding C function is `SSL_CTX_set_alpn_select_cb`.
-    private static func selectApplicationProtocol(_ context: OpaquePointer, _ state: CallbackState) {
+    private static func selectApplicationProtocol(_ context: OpaquePointer, _ state: CallbackState)
+    {
         let argument = Unmanaged.passUnretained(state).toOpaque()
-        SSL_CTX_set_alpn_select_cb(context, { _, selected, selectedLength, offered, offeredLength, argument in
-            guard let selected, let selectedLength, let offered, let argument else {
-                return SSL_TLSEXT_ERR_NOACK
-            }
-            let state = Unmanaged<CallbackState>.fromOpaque(argument).takeUnretainedValue()
-            let offers = UnsafeBufferPointer(start: offered, count: Int(offeredLength))
-            guard let range = state.firstSupportedProtocol(in: offers) else { return SSL_TLSEXT_ERR_NOACK }
-            // Points into the client's list, which OpenSSL copies before the
-            // callback's buffers go away.
-            selected.pointee = offered + range.lowerBound
-            selectedLength.pointee = UInt8(range.count)
-            return SSL_TLSEXT_ERR_OK
-        }, argument)
+        SSL_CTX_set_alpn_select_cb(
+            context,
+            { _, selected, selectedLength, offered, offeredLength, argument in
+                guard let selected, let selectedLength, let offered, let argument else {
+                    return SSL_TLSEXT_ERR_NOACK
+                }
+                let state = Unmanaged<CallbackState>.fromOpaque(argument).takeUnretainedValue()
+                let offers = UnsafeBufferPointer(start: offered, count: Int(offeredLength))
+                guard let range = state.firstSupportedProtocol(in: offers) else {
+                    return SSL_TLSEXT_ERR_NOACK
+                }
+                // Points into the client's list, which OpenSSL copies before the
+                // callback's buffers go away.
+                selected.pointee = offered + range.lowerBound
+                selectedLength.pointee = UInt8(range.count)
+                return SSL_TLSEXT_ERR_OK
+            }, argument)
     }
 }
 

@@ -69,7 +69,10 @@ enum OpenSSLErrorQueue {
         var buffer = [CChar](repeating: 0, count: 256)
         while case let code = ERR_get_error(), code != 0 {
             ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self))
+            messages.append(
+                String(
+                    decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+            )
         }
         return messages.joined(separator: "; ")
     }

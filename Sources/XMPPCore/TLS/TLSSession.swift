@@ -60,7 +60,8 @@ public final class TLSSession {
         let input = BIO_new(BIO_s_mem())
         let output = BIO_new(BIO_s_mem())
         guard let ssl, let input, let output else { fatalError("OpenSSL is out of memory") }
-        // An empty input BIO means "wait for more", not end of stream.
+        // An empty input BIO must mean "wait for more", not end of stream:
+        // the default for a new memory BIO, stated since all depends on it.
         _ = swiftlet_BIO_set_mem_eof_return(input, -1)
         SSL_set_bio(ssl, input, output)
         if context.configuration.isServer {
@@ -68,7 +69,8 @@ public final class TLSSession {
         } else {
             SSL_set_connect_state(ssl)
             if let name = context.configuration.effectiveServerName {
-                precondition(swiftlet_SSL_set_tlsext_host_name(ssl, name) == 1, "SNI name not checked")
+                precondition(
+                    swiftlet_SSL_set_tlsext_host_name(ssl, name) == 1, "SNI name not checked")
             }
         }
         self.context = context
@@ -151,7 +153,9 @@ public final class TLSSession {
         if !ciphertext.isEmpty {
             var written = 0
             // A memory BIO only refuses input when out of memory.
-            guard BIO_write_ex(networkInput, ciphertext.baseAddress, ciphertext.count, &written) == 1 else {
+            guard
+                BIO_write_ex(networkInput, ciphertext.baseAddress, ciphertext.count, &written) == 1
+            else {
                 throw fail(.protocolViolation, "cannot buffer input")
             }
         }
@@ -162,7 +166,9 @@ public final class TLSSession {
     /// Feeds ciphertext from the peer; see ``receive(ciphertext:)-(UnsafeRawBufferPointer)``.
     public func receive(ciphertext: [UInt8]) throws(TLSError) -> [UInt8] {
         // `withUnsafeBytes` rethrows untyped errors; `Result` keeps the type.
-        try ciphertext.withUnsafeBytes { bytes in Result { () throws(TLSError) in try receive(ciphertext: bytes) } }.get()
+        try ciphertext.withUnsafeBytes { bytes in
+            Result { () throws(TLSError) in try receive(ciphertext: bytes) }
+        }.get()
     }
 
     /// Encrypts `plaintext` for ``takeOutput()``. Before the handshake
@@ -183,7 +189,9 @@ public final class TLSSession {
 
     /// Encrypts `plaintext`; see ``send(plaintext:)-(UnsafeRawBufferPointer)``.
     public func send(plaintext: [UInt8]) throws(TLSError) {
-        try plaintext.withUnsafeBytes { bytes in Result { () throws(TLSError) in try send(plaintext: bytes) } }.get()
+        try plaintext.withUnsafeBytes { bytes in
+            Result { () throws(TLSError) in try send(plaintext: bytes) }
+        }.get()
     }
 
     /// Ends the session, queueing a close_notify alert for ``takeOutput()``
@@ -225,7 +233,9 @@ public final class TLSSession {
         if !earlyPlaintext.isEmpty {
             let plaintext = earlyPlaintext
             earlyPlaintext = []
-            try plaintext.withUnsafeBytes { bytes in Result { () throws(TLSError) in try write(bytes) } }.get()
+            try plaintext.withUnsafeBytes { bytes in
+                Result { () throws(TLSError) in try write(bytes) }
+            }.get()
         }
     }
 
@@ -257,7 +267,8 @@ public final class TLSSession {
                 while filled < estimate, !ranDry {
                     OpenSSLErrorQueue.clear()
                     var count = 0
-                    if SSL_read_ex(ssl, buffer.baseAddress! + filled, estimate - filled, &count) == 1 {
+                    let start = buffer.baseAddress! + filled
+                    if SSL_read_ex(ssl, start, estimate - filled, &count) == 1 {
                         filled += count
                         continue
                     }
@@ -291,7 +302,8 @@ public final class TLSSession {
         let verifyResult = SSL_get_verify_result(ssl)
         if verifies, verifyResult != X509_V_OK {
             let reason = String(cString: X509_verify_cert_error_string(verifyResult))
-            error = TLSError(.certificateRejected, "server certificate rejected (\(reason)); \(error.message)")
+            error = TLSError(
+                .certificateRejected, "server certificate rejected (\(reason)); \(error.message)")
         }
         state = .failed(error)
         earlyPlaintext = []

@@ -57,7 +57,7 @@ public struct Registration: ServerFeature {
         } catch {
             return request.fail(error)
         }
-        let host = session.transport.peerHost
+        let host = session.peerHost
         if let wait = server.registrationThrottle.delay(for: host, now: server.loop.now) {
             session.log.notice("registration throttled for \(wait)")
             return request.fail(StanzaError(.policyViolation, type: .wait, text: "too many registrations; try later"))
@@ -115,32 +115,12 @@ public struct Registration: ServerFeature {
     }
 
     /// The normalized username and the password of a registration form.
-    ///
-    /// Usernames are JID localparts (RFC 7622 §3.3). `,` and `=` are refused
-    /// too: XMPPFramework puts the username in SCRAM's `n=` unescaped, so
-    /// such an account could never log in from it.
     private static func credentials(in query: Element, domain: String) throws(StanzaError) -> (String, String) {
-        guard let rawUsername = query.childText("username"), let password = query.childText("password") else {
+        guard let username = query.childText("username"), let password = query.childText("password") else {
             throw StanzaError(.badRequest, text: "username and password are required")
         }
-        guard !rawUsername.contains(","), !rawUsername.contains("=") else {
-            throw StanzaError(.notAcceptable, text: "usernames cannot contain ',' or '='")
-        }
-        let username: String
-        do {
-            guard let localpart = try JID(localpart: rawUsername, domainpart: domain).localpart else {
-                throw StanzaError(.notAcceptable, text: "the username is empty")
-            }
-            username = localpart
-        } catch let error as StanzaError {
-            throw error
-        } catch {
-            throw StanzaError(.notAcceptable, text: "invalid username: \(error)")
-        }
-        guard !password.isEmpty, (try? PRECIS.opaqueString(password)) != nil else {
-            throw StanzaError(.notAcceptable, text: "the password is empty or has characters that are not allowed")
-        }
-        return (username, password)
+        try Username.checkPassword(password)
+        return (try Username.normalize(username, domain: domain), password)
     }
 }
 

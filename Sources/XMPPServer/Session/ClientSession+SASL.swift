@@ -55,7 +55,7 @@ extension ClientSession {
             }
             return saslFailed(.invalidMechanism, reason: "mechanism \(element[attribute: "mechanism"] ?? "(none)")")
         }
-        if let retryAfter = server.loginThrottle.delay(for: transport.peerHost, now: server.loop.now) {
+        if let retryAfter = server.loginThrottle.delay(for: peerHost, now: server.loop.now) {
             return saslFailed(.temporaryAuthFailure, reason: "throttled for \(retryAfter)", countsAsFailure: false)
         }
         let payload: [UInt8]?
@@ -179,7 +179,7 @@ extension ClientSession {
         self.username = username
         phase = .authenticated
         parser.limits = server.authenticatedLimits
-        server.loginThrottle.reset(for: transport.peerHost)
+        server.loginThrottle.reset(for: peerHost)
         log.info("authenticated as \(username)@\(server.domain)")
         restartStream()
     }
@@ -192,7 +192,7 @@ extension ClientSession {
         send(Element("failure", namespace: NS.sasl, children: [.element(Element(condition.rawValue, namespace: NS.sasl))]))
         guard countsAsFailure, condition == .notAuthorized || condition == .malformedRequest else { return }
         sasl.failures += 1
-        server.loginThrottle.record(for: transport.peerHost, now: server.loop.now)
+        server.loginThrottle.record(for: peerHost, now: server.loop.now)
         if sasl.failures >= server.config.authentication.saslMaxAttempts {
             fail(StreamError(.policyViolation, text: "too many failed authentication attempts"))
         }

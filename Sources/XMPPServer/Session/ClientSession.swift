@@ -42,7 +42,11 @@ public final class ClientSession {
     }
 
     let server: ServerContext
-    let transport: any SessionTransport
+    /// The connection; weak because the connection owns the session (its
+    /// handler), and every use is skipped once the session is closed.
+    weak var transport: (any SessionTransport)?
+    /// The peer's IP address, for per-address throttling.
+    let peerHost: String
     let log: Logger
     let parser: XMLStreamParser
     var phase = Phase.negotiating
@@ -80,6 +84,7 @@ public final class ClientSession {
     public init(server: ServerContext, transport: any SessionTransport, id: Int, directTLS: Bool = false) {
         self.server = server
         self.transport = transport
+        self.peerHost = transport.peerHost
         self.log = server.log.labelled("c2s#\(id) \(transport.peerAddress)")
         self.parser = XMLStreamParser(limits: server.unauthenticatedLimits)
         self.lastReceived = server.loop.now
@@ -174,7 +179,7 @@ public final class ClientSession {
         guard isWaiting else { return }
         isWaiting = false
         guard phase != .closed else { return }
-        transport.resumeReading()
+        transport?.resumeReading()
         handleQueuedEvents()
         guard !isWaiting, !heldInput.isEmpty, phase != .closed else { return }
         let input = heldInput
@@ -185,7 +190,7 @@ public final class ClientSession {
     /// Pauses input until `resumeAfterWaiting()`, for a storage round trip.
     func waitForStorage() {
         isWaiting = true
-        transport.pauseReading()
+        transport?.pauseReading()
     }
 
     // MARK: - Output
@@ -205,7 +210,7 @@ public final class ClientSession {
     func send(_ bytes: [UInt8]) {
         guard phase != .closed else { return }
         lastSent = server.loop.now
-        guard let tls else { return transport.write(bytes) }
+        guard let tls else { return transport?.write(bytes) ?? () }
         do {
             try tls.send(plaintext: bytes)
             flushTLSOutput()
@@ -218,7 +223,7 @@ public final class ClientSession {
     func flushTLSOutput() {
         guard let tls else { return }
         let output = tls.takeOutput()
-        if !output.isEmpty { transport.write(output) }
+        if !output.isEmpty { transport?.write(output) }
     }
 
     // MARK: - Closing
@@ -242,7 +247,7 @@ public final class ClientSession {
             flushTLSOutput()
         }
         finish()
-        transport.close()
+        transport?.close()
     }
 
     /// Releases everything the session holds; runs once.
@@ -290,7 +295,7 @@ public final class ClientSession {
     private func schedule(
         after delay: Duration, _ work: @escaping (ClientSession) -> Void
     ) -> any ScheduledWork {
-        server.loop.schedule(after: delay) { [weak self] in
+        server.loop.scheduleTimer(after: delay) { [weak self] in
             guard let self, self.phase != .closed else { return }
             work(self)
         }

@@ -11,7 +11,7 @@ public protocol ServerLoop: AnyObject, Sendable {
     /// Runs `work` on the loop soon; callable from any thread.
     func execute(_ work: @escaping @Sendable () -> Void)
     /// Runs `work` on the loop after `delay`; call only on the loop.
-    func schedule(after delay: Duration, _ work: @escaping () -> Void) -> any ScheduledWork
+    func scheduleTimer(after delay: Duration, _ work: @escaping () -> Void) -> any ScheduledWork
 }
 
 /// A timer that can be cancelled before it fires.

@@ -19,7 +19,9 @@ import Testing
             #expect(X509_check_ip_asc(certificate, "127.0.0.1", 0) == 0)
             #expect(Self.commonName(certificate) == "chat.example")
             // Self-signed: issuer is subject.
-            #expect(X509_NAME_cmp(X509_get_issuer_name(certificate), X509_get_subject_name(certificate)) == 0)
+            #expect(
+                X509_NAME_cmp(X509_get_issuer_name(certificate), X509_get_subject_name(certificate))
+                    == 0)
             // basicConstraints CA:FALSE, EKU serverAuth only, keyUsage digitalSignature.
             let flags = X509_get_extension_flags(certificate)
             #expect(flags & UInt32(EXFLAG_BCONS) != 0, "basicConstraints present")
@@ -37,7 +39,10 @@ import Testing
             // Valid now, for at most 825 days in all.
             var days: Int32 = 0
             var seconds: Int32 = 0
-            #expect(ASN1_TIME_diff(&days, &seconds, X509_get0_notBefore(certificate), X509_get0_notAfter(certificate)) == 1)
+            #expect(
+                ASN1_TIME_diff(
+                    &days, &seconds, X509_get0_notBefore(certificate),
+                    X509_get0_notAfter(certificate)) == 1)
             let validity = Int(days) * 86_400 + Int(seconds)
             #expect(validity == SelfSignedCertificate.validityDays * 86_400)
             #expect(validity <= 825 * 86_400)
@@ -70,13 +75,18 @@ import Testing
         #expect(serials[0] != serials[1])
     }
 
-    @Test(arguments: [("127.0.0.1", "127.0.0.1"), ("192.168.1.20", "192.168.1.20"), ("[::1]", "::1"), ("fe80::1", "fe80::1")])
+    @Test(arguments: [
+        ("127.0.0.1", "127.0.0.1"), ("192.168.1.20", "192.168.1.20"), ("[::1]", "::1"),
+        ("fe80::1", "fe80::1"),
+    ])
     func ipAddressLiteralGetsAnIPAddressSAN(domain: String, address: String) throws {
         let generated = try SelfSignedCertificate.generate(domain: domain)
         try generated.withX509 { certificate in
             #expect(X509_check_ip_asc(certificate, address, 0) == 1)
             let subjectNotChecked = UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT)
-            #expect(X509_check_host(certificate, address, 0, subjectNotChecked, nil) == 0, "not a DNS SAN")
+            #expect(
+                X509_check_host(certificate, address, 0, subjectNotChecked, nil) == 0,
+                "not a DNS SAN")
             #expect(Self.commonName(certificate) == address)
         }
     }
@@ -92,8 +102,10 @@ import Testing
     }
 
     @Test(arguments: [
-        "", "exa mple.com", "example.com,DNS:evil.com", "IP:1.2.3.4", "bücher.example", "-bad.example",
-        "example..com", "example.com.", "[127.0.0.1]", String(repeating: "a", count: 64) + ".example",
+        "", "exa mple.com", "example.com,DNS:evil.com", "IP:1.2.3.4", "bücher.example",
+        "-bad.example",
+        "example..com", "example.com.", "[127.0.0.1]",
+        String(repeating: "a", count: 64) + ".example",
     ])
     func invalidDomainsAreRefused(domain: String) {
         #expect(throws: TLSError.self) { _ = try SelfSignedCertificate.generate(domain: domain) }
@@ -105,18 +117,25 @@ import Testing
         #expect(text.count == 32 * 3 - 1)
         #expect(text.allSatisfy { $0 == ":" || $0.isHexDigit && !$0.isLowercase })
         #expect(CertificateFingerprint(hex: text) == generated.fingerprint)
-        #expect(CertificateFingerprint(hex: text.lowercased().replacingOccurrences(of: ":", with: "")) == generated.fingerprint)
-        #expect(try CertificateFingerprint(certificatePEM: generated.certificatePEM) == generated.fingerprint)
+        #expect(
+            CertificateFingerprint(hex: text.lowercased().replacingOccurrences(of: ":", with: ""))
+                == generated.fingerprint)
+        #expect(
+            try CertificateFingerprint(certificatePEM: generated.certificatePEM)
+                == generated.fingerprint)
         #expect(CertificateFingerprint(hex: String(text.dropLast())) == nil)
         #expect(CertificateFingerprint(hex: String(text.dropLast()) + "G") == nil)
         #expect(CertificateFingerprint(bytes: [1, 2, 3]) == nil)
-        #expect(CertificateFingerprint(bytes: [UInt8](repeating: 0x0A, count: 32))?.description.hasPrefix("0A:0A:") == true)
+        #expect(
+            CertificateFingerprint(bytes: [UInt8](repeating: 0x0A, count: 32))?.description
+                .hasPrefix("0A:0A:") == true)
     }
 
     @Test func filesAreCreatedOnceWithAPrivateKeyMode() throws {
         try withTemporaryDirectory { root in
             let directory = root + "/certs"
-            let created = try SelfSignedCertificate.loadOrCreate(domain: "localhost", directory: directory)
+            let created = try SelfSignedCertificate.loadOrCreate(
+                domain: "localhost", directory: directory)
             #expect(created.wasCreated)
             #expect(created.privateKeyPath == directory + "/localhost.key")
             #expect(created.certificatePath == directory + "/localhost.crt")
@@ -125,10 +144,12 @@ import Testing
             #expect(try Self.mode(directory) == 0o700)
             let keyBefore = try String(contentsOfFile: created.privateKeyPath, encoding: .utf8)
 
-            let reused = try SelfSignedCertificate.loadOrCreate(domain: "localhost", directory: directory)
+            let reused = try SelfSignedCertificate.loadOrCreate(
+                domain: "localhost", directory: directory)
             #expect(!reused.wasCreated)
             #expect(reused.fingerprint == created.fingerprint)
-            #expect(try String(contentsOfFile: created.privateKeyPath, encoding: .utf8) == keyBefore)
+            #expect(
+                try String(contentsOfFile: created.privateKeyPath, encoding: .utf8) == keyBefore)
 
             let context = try TLSContext(configuration: .server(certificate: reused.source))
             #expect(context.certificateFingerprint == created.fingerprint)
@@ -140,12 +161,14 @@ import Testing
             let keyPath = directory + "/chat.example.key"
             #expect(FileManager.default.createFile(atPath: keyPath, contents: Data("mine".utf8)))
             #expect(throws: TLSError.self) {
-                _ = try SelfSignedCertificate.loadOrCreate(domain: "chat.example", directory: directory)
+                _ = try SelfSignedCertificate.loadOrCreate(
+                    domain: "chat.example", directory: directory)
             }
             #expect(FileManager.default.contents(atPath: keyPath) == Data("mine".utf8))
             #expect(!FileManager.default.fileExists(atPath: directory + "/chat.example.crt"))
             #expect(throws: TLSError.self) {
-                _ = try SelfSignedCertificate.loadOrCreate(domain: "../chat.example", directory: directory)
+                _ = try SelfSignedCertificate.loadOrCreate(
+                    domain: "../chat.example", directory: directory)
             }
         }
     }
@@ -165,7 +188,9 @@ import Testing
     }
 
     static func bytes(_ string: UnsafePointer<ASN1_STRING>?) -> [UInt8] {
-        Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(string), count: Int(ASN1_STRING_length(string))))
+        Array(
+            UnsafeBufferPointer(
+                start: ASN1_STRING_get0_data(string), count: Int(ASN1_STRING_length(string))))
     }
 
     static func mode(_ path: String) throws -> Int {

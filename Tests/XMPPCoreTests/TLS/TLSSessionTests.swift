@@ -8,7 +8,8 @@ import Testing
     @Test func handshakeThenDataBothWays() throws {
         let certificate = try SelfSignedCertificate.generate(domain: "localhost")
         let pair = try TLSPair(
-            client: .client(verification: .pinned(certificate.fingerprint)), certificate: certificate)
+            client: .client(verification: .pinned(certificate.fingerprint)),
+            certificate: certificate)
         #expect(pair.client.pendingOutputCount > 0, "ClientHello waits after init")
         #expect(pair.client.protocolVersion == nil && pair.client.cipherSuite == nil)
         pair.handshake()
@@ -30,7 +31,8 @@ import Testing
     /// every 1000 bytes so records straddle deliveries; then 1 MiB back.
     @Test func oneMebibyteEachWayInPieces() throws {
         let certificate = try SelfSignedCertificate.generate(domain: "localhost")
-        let pair = try TLSPair(client: .client(verification: .insecureAcceptAny), certificate: certificate)
+        let pair = try TLSPair(
+            client: .client(verification: .insecureAcceptAny), certificate: certificate)
         pair.deliverySize = 1000
         pair.handshake()
         let data = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
@@ -53,7 +55,8 @@ import Testing
     /// session holds it until the handshake completes.
     @Test func plaintextSentDuringTheHandshakeArrivesAfterIt() throws {
         let certificate = try SelfSignedCertificate.generate(domain: "localhost")
-        let pair = try TLSPair(client: .client(verification: .insecureAcceptAny), certificate: certificate)
+        let pair = try TLSPair(
+            client: .client(verification: .insecureAcceptAny), certificate: certificate)
         try pair.client.send(plaintext: Array("early".utf8))
         #expect(pair.client.pendingOutputCount > 0, "only the ClientHello so far")
         pair.handshake()
@@ -69,7 +72,9 @@ import Testing
         pair.handshake()
         #expect(pair.server.protocolVersion == .tls1_2)
         #expect(pair.server.cipherSuite?.hasPrefix("ECDHE-ECDSA-") == true)
-        #expect(pair.server.cipherSuite?.contains("GCM") == true || pair.server.cipherSuite?.contains("CHACHA") == true)
+        #expect(
+            pair.server.cipherSuite?.contains("GCM") == true
+                || pair.server.cipherSuite?.contains("CHACHA") == true)
         try pair.client.send(plaintext: Array("hi".utf8))
         pair.run()
         #expect(pair.serverReceived == Array("hi".utf8))
@@ -77,7 +82,8 @@ import Testing
 
     @Test func tls11ClientIsRefused() throws {
         let certificate = try SelfSignedCertificate.generate(domain: "localhost")
-        let server = TLSSession(context: try TLSContext(configuration: .server(certificate: certificate.source)))
+        let server = TLSSession(
+            context: try TLSContext(configuration: .server(certificate: certificate.source)))
         // Our API cannot go below TLS 1.2, so reconfigure the client's SSL_CTX
         // by hand: OpenSSL 3 needs security level 0 to offer TLS 1.1 at all,
         // and our cipher list holds TLS 1.2 suites only.
@@ -122,14 +128,16 @@ import Testing
             }
             #expect(ERR_peek_error() == 0, "the error queue was drained")
             // Other sessions on the same context are unaffected.
-            let pair = try TLSPair(client: .client(verification: .insecureAcceptAny), certificate: certificate)
+            let pair = try TLSPair(
+                client: .client(verification: .insecureAcceptAny), certificate: certificate)
             pair.handshake()
         }
     }
 
     @Test func garbageAfterTheHandshakeIsAProtocolViolation() throws {
         let certificate = try SelfSignedCertificate.generate(domain: "localhost")
-        let pair = try TLSPair(client: .client(verification: .insecureAcceptAny), certificate: certificate)
+        let pair = try TLSPair(
+            client: .client(verification: .insecureAcceptAny), certificate: certificate)
         pair.handshake()
         // An application-data record whose contents are not ours.
         let record: [UInt8] = [23, 3, 3, 0, 64] + Crypto.randomBytes(count: 64)
@@ -156,7 +164,8 @@ import Testing
 
     @Test func closeNotifyIsSentAndRecognized() throws {
         let certificate = try SelfSignedCertificate.generate(domain: "localhost")
-        let pair = try TLSPair(client: .client(verification: .insecureAcceptAny), certificate: certificate)
+        let pair = try TLSPair(
+            client: .client(verification: .insecureAcceptAny), certificate: certificate)
         pair.handshake()
         try pair.client.send(plaintext: Array("</stream:stream>".utf8))
         pair.client.close()
@@ -164,7 +173,9 @@ import Testing
         #expect(closing.count > 0)
         #expect(try pair.server.receive(ciphertext: closing) == Array("</stream:stream>".utf8))
         #expect(pair.server.receivedCloseNotify)
-        #expect(try pair.server.receive(ciphertext: Crypto.randomBytes(count: 50)).isEmpty, "ignored after close")
+        #expect(
+            try pair.server.receive(ciphertext: Crypto.randomBytes(count: 50)).isEmpty,
+            "ignored after close")
         #expect(!pair.client.receivedCloseNotify)
         pair.server.close()
         #expect(try pair.client.receive(ciphertext: pair.server.takeOutput()).isEmpty)
@@ -181,7 +192,8 @@ import Testing
 
     @Test func closingBeforeTheHandshakeSendsNothing() throws {
         let certificate = try SelfSignedCertificate.generate(domain: "localhost")
-        let server = TLSSession(context: try TLSContext(configuration: .server(certificate: certificate.source)))
+        let server = TLSSession(
+            context: try TLSContext(configuration: .server(certificate: certificate.source)))
         server.close()
         #expect(server.pendingOutputCount == 0)
         #expect(server.channelBindings.isEmpty)

@@ -1,0 +1,77 @@
+import XMPPCore
+import XMPPStorage
+
+/// The admin commands of `swiftletd` (`adduser`, `deluser`, `passwd`,
+/// `users`). They open the server's database directly; WAL and the busy
+/// timeout let them run while the server does.
+public struct Admin {
+    private let config: ServerConfig
+    private let storage: StorageQueue
+
+    /// Opens the database of `config`'s data directory.
+    public init(config: ServerConfig) throws {
+        self.config = config
+        storage = try Storage.open(directory: config.dataDirectory)
+    }
+
+    /// Creates an account.
+    /// - Throws: `AdminError` when the name or password is unusable or the
+    ///   account exists.
+    public func addUser(_ name: String, password: String) throws {
+        let username = try normalized(name)
+        try check(password)
+        let iterations = config.authentication.scramIterations
+        let created = try storage.perform { stores in
+            try stores.accounts.createAccount(
+                username, credentials: StoredAccounts.credentials(for: password, iterations: iterations))
+        }
+        guard created else { throw AdminError("\(username)@\(config.domain) already exists") }
+    }
+
+    /// Deletes an account and everything stored for it.
+    public func deleteUser(_ name: String) throws {
+        let username = try normalized(name)
+        guard try storage.perform({ try $0.accounts.deleteAccount(username) }) else {
+            throw AdminError("no account \(username)@\(config.domain)")
+        }
+    }
+
+    /// Sets a new password.
+    public func setPassword(_ name: String, password: String) throws {
+        let username = try normalized(name)
+        try check(password)
+        let iterations = config.authentication.scramIterations
+        let changed = try storage.perform { stores in
+            try stores.accounts.replaceCredentials(
+                of: username, with: StoredAccounts.credentials(for: password, iterations: iterations))
+        }
+        guard changed else { throw AdminError("no account \(username)@\(config.domain)") }
+    }
+
+    /// Every account's username, sorted.
+    public func usernames() throws -> [String] {
+        try storage.perform { try $0.accounts.usernames() }
+    }
+
+    private func normalized(_ name: String) throws -> String {
+        do {
+            return try Username.normalize(name, domain: config.domain)
+        } catch {
+            throw AdminError(error.text ?? "invalid username")
+        }
+    }
+
+    private func check(_ password: String) throws {
+        do {
+            try Username.checkPassword(password)
+        } catch {
+            throw AdminError(error.text ?? "invalid password")
+        }
+    }
+}
+
+/// An admin command that could not be carried out, with the reason.
+public struct AdminError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

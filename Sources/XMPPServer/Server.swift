@@ -1,0 +1,220 @@
+import Foundation
+import Synchronization
+import XMPPCore
+import XMPPNet
+import XMPPStorage
+
+/// The running server: storage, certificate, one event loop on its own
+/// thread, listeners, and a session per accepted connection.
+///
+/// `start()` binds the listeners (so a port-0 test server learns its
+/// ports); `waitUntilStopped()` blocks until `shutdown()` (or SIGINT/SIGTERM
+/// with `installSignalHandlers()`) has closed every stream.
+public final class Server: @unchecked Sendable {
+    // @unchecked: `connections`, `listeners` and `nextID` are touched only
+    // on `loop` (each use asserts it); the rest is immutable after `start`.
+    public let config: ServerConfig
+    public let log: Logger
+    public let loop: EventLoop
+    private let storage: StorageQueue
+    private let context: ServerContext
+    private var listeners: [TCPListener] = []
+    private var connections: [ObjectIdentifier: ConnectionAdapter] = [:]
+    private var nextID = 1
+    private var signalSources: [DispatchSourceSignal] = []
+    private let stopped = DispatchSemaphore(value: 0)
+
+    /// Opens storage, loads or creates the certificate and the SCRAM
+    /// secret, and creates the loop. Nothing listens yet.
+    public init(config: ServerConfig, log: Logger) throws {
+        guard config.threads == 1 else {
+            throw ServerStartError("threads = \(config.threads): only one event loop is supported so far")
+        }
+        self.config = config
+        self.log = log
+        try FileManager.default.createDirectory(
+            atPath: config.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        storage = try Storage.open(directory: config.dataDirectory)
+        let tlsContext = try Self.makeTLSContext(config, log)
+        let policy = config.effectiveTLSPolicy
+        log.notice("TLS \(policy); SCRAM without TLS: \(policy.allowsSCRAMWithoutTLS ? "yes" : "no"); PLAIN only over TLS")
+        for warning in config.warnings { log.warning(warning) }
+        loop = try EventLoop.start(name: "swiftlet.loop")
+        context = try ServerContext(
+            config: config, loop: loop, log: log, tlsContext: tlsContext, tlsRequired: policy.requirement == .required,
+            accounts: StoredAccounts(storage: storage, iterations: config.authentication.scramIterations),
+            sessions: SessionRegistry(), hooks: Hooks(Features.standard),
+            loginThrottle: AddressThrottle(config.authentication.loginThrottle),
+            registrationThrottle: AddressThrottle(
+                config.registration.throttle,
+                exempt: AddressThrottle.exemptingLoopback(config.registration.throttleExemptsLoopback)),
+            scramSecret: try Self.scramSecret(in: config.dataDirectory))
+    }
+
+    /// Binds every listener, on the loop.
+    /// - Returns: The bound addresses, in config order (ports resolved).
+    @discardableResult
+    public func start() throws -> [SocketAddress] {
+        let outcome = Mutex<Result<[SocketAddress], any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        loop.execute { [self] in
+            let result = Result { try startListeners() }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
+    }
+
+    private func startListeners() throws -> [SocketAddress] {
+        loop.assertInLoop()
+        var bound: [SocketAddress] = []
+        let plain = config.listen.map { ($0, false) }
+        let direct = config.directTLSListen.map { ($0, true) }
+        for (address, directTLS) in plain + direct {
+            guard let socketAddress = SocketAddress(ip: address.host, port: address.port) else {
+                throw ServerStartError("cannot listen on \(address)")
+            }
+            do {
+                let listener = try TCPListener(address: socketAddress, on: loop) { [unowned self] connection in
+                    self.accept(connection, directTLS: directTLS)
+                }
+                listeners.append(listener)
+                bound.append(listener.localAddress)
+                log.notice("listening on \(listener.localAddress)\(directTLS ? " (direct TLS)" : "") for \(context.domain)")
+            } catch {
+                throw ServerStartError("cannot listen on \(address): \(error)")
+            }
+        }
+        return bound
+    }
+
+    /// Blocks until `shutdown()` has finished, then closes storage.
+    public func waitUntilStopped() {
+        stopped.wait()
+        loop.stopAndWait()
+        storage.shutdown()
+        log.notice("stopped")
+    }
+
+    /// Ends every stream with `system-shutdown`, stops listening, and stops
+    /// the loop once the goodbyes are written (at most a second later).
+    /// Callable from any thread.
+    public func shutdown() {
+        loop.execute { [self] in
+            log.notice("shutting down: \(connections.count) connection(s)")
+            for listener in listeners { listener.close() }
+            listeners = []
+            for adapter in connections.values { adapter.session?.fail(StreamError(.systemShutdown)) }
+            loop.schedule(after: .milliseconds(connections.isEmpty ? 0 : 1000)) { [self] in stopped.signal() }
+        }
+    }
+
+    /// Shuts down on SIGINT and SIGTERM.
+    public func installSignalHandlers() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [weak self] in self?.shutdown() }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    private func accept(_ connection: TCPConnection, directTLS: Bool) {
+        loop.assertInLoop()
+        let adapter = ConnectionAdapter(connection: connection)
+        let id = ObjectIdentifier(adapter)
+        adapter.onClose = { [unowned self] in self.connections[id] = nil }
+        connections[id] = adapter
+        connection.handler = adapter
+        adapter.session = ClientSession(server: context, transport: adapter, id: nextID, directTLS: directTLS)
+        nextID += 1
+    }
+
+    // MARK: - Start-up files
+
+    private static func makeTLSContext(_ config: ServerConfig, _ log: Logger) throws -> TLSContext {
+        var configuration: TLSConfiguration
+        switch config.certificateSource {
+        case .files(let certificate, let privateKey):
+            configuration = .server(certificate: .pemFiles(certificateChainPath: certificate, privateKeyPath: privateKey))
+            log.notice("TLS certificate: \(certificate)")
+        case .selfSigned(let certificate, _):
+            let directory = (certificate as NSString).deletingLastPathComponent
+            let files = try SelfSignedCertificate.loadOrCreate(domain: config.domain, directory: directory)
+            configuration = .server(certificate: files.source)
+            log.notice(
+                "TLS certificate: \(files.certificatePath) (self-signed, \(files.wasCreated ? "created now" : "reused"); SHA-256 \(files.fingerprint))"
+            )
+        }
+        if !config.directTLSListen.isEmpty {
+            configuration.applicationProtocols = [TLSConfiguration.xmppClientALPN]
+        }
+        return try TLSContext(configuration: configuration)
+    }
+
+    /// The per-server secret SCRAM derives unknown users' fake salts from:
+    /// 32 random bytes in `<data>/scram-secret` (mode 0600), made once so
+    /// that a probe sees the same salt across restarts.
+    private static func scramSecret(in directory: String) throws -> [UInt8] {
+        let path = directory + "/scram-secret"
+        if let existing = FileManager.default.contents(atPath: path), existing.count == 32 {
+            return Array(existing)
+        }
+        let secret = Crypto.randomBytes(count: 32)
+        guard FileManager.default.createFile(atPath: path, contents: Data(secret), attributes: [.posixPermissions: 0o600])
+        else { throw ServerStartError("cannot write \(path)") }
+        return secret
+    }
+}
+
+/// Why the server could not start.
+public struct ServerStartError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Joins a TCP connection to its session: bytes and closes go up, writes
+/// and flow control go down.
+final class ConnectionAdapter: TCPConnectionHandler, SessionTransport {
+    private weak var connection: TCPConnection?
+    var session: ClientSession?
+    var onClose: (() -> Void)?
+    let peerAddress: String
+    let peerHost: String
+    let peerIsLoopback: Bool
+
+    init(connection: TCPConnection) {
+        self.connection = connection
+        peerAddress = connection.remoteAddress.description
+        peerHost = connection.remoteAddress.ipString
+        peerIsLoopback = connection.remoteAddress.isLoopback
+    }
+
+    func didRead(bytes: UnsafeRawBufferPointer) { session?.receive(bytes) }
+
+    func didClose(error: IOError?) {
+        session?.transportClosed()
+        session = nil
+        onClose?()
+        onClose = nil
+    }
+
+    private var openConnection: TCPConnection? { connection.flatMap { $0.isOpen ? $0 : nil } }
+
+    func write(_ bytes: [UInt8]) { openConnection?.write(bytes) }
+    func close() { openConnection?.close(afterFlush: true) }
+    func pauseReading() { openConnection?.pauseReading() }
+    func resumeReading() { openConnection?.resumeReading() }
+}
+
+extension EventLoop: ServerLoop {
+    public var inLoop: Bool { inEventLoop }
+
+    public func scheduleTimer(after delay: Duration, _ work: @escaping () -> Void) -> any ScheduledWork {
+        schedule(after: delay, work)
+    }
+}
+
+extension EventLoop.Timer: ScheduledWork {}

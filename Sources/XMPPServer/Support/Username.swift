@@ -1,0 +1,35 @@
+import XMPPCore
+
+/// Account names as the server accepts them, from in-band registration and
+/// from the admin commands alike.
+enum Username {
+    /// The normalized form of `raw`: a JID localpart (RFC 7622 §3.3, PRECIS
+    /// UsernameCaseMapped), without `,` or `=` — XMPPFramework puts the
+    /// username in SCRAM's `n=` unescaped, so such an account could never
+    /// log in from it.
+    /// - Throws: `not-acceptable`, with the reason as text.
+    static func normalize(_ raw: String, domain: String) throws(StanzaError) -> String {
+        guard !raw.contains(","), !raw.contains("=") else {
+            throw StanzaError(.notAcceptable, text: "usernames cannot contain ',' or '='")
+        }
+        let jid: JID
+        do {
+            jid = try JID(localpart: raw, domainpart: domain)
+        } catch {
+            throw StanzaError(.notAcceptable, text: "invalid username: \(error)")
+        }
+        guard let localpart = jid.localpart else {
+            throw StanzaError(.notAcceptable, text: "the username is empty")
+        }
+        return localpart
+    }
+
+    /// Checks that `password` can become SCRAM credentials: not empty, and
+    /// valid under PRECIS OpaqueString (RFC 8265 §4.2).
+    /// - Throws: `not-acceptable`.
+    static func checkPassword(_ password: String) throws(StanzaError) {
+        guard !password.isEmpty, (try? PRECIS.opaqueString(password)) != nil else {
+            throw StanzaError(.notAcceptable, text: "the password is empty or has characters that are not allowed")
+        }
+    }
+}
