@@ -27,6 +27,10 @@ static inline int swiftlet_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int versi
     return (int)SSL_CTX_set_max_proto_version(ctx, version);
 }
 
+static inline long swiftlet_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+
 static inline int swiftlet_SSL_CTX_add0_chain_cert(SSL_CTX *ctx, X509 *certificate) {
     return (int)SSL_CTX_add0_chain_cert(ctx, certificate);
 }

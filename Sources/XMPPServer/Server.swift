@@ -27,8 +27,8 @@ public final class Server: @unchecked Sendable {
     /// Opens storage, loads or creates the certificate and the SCRAM
     /// secret, and creates the loop. Nothing listens yet.
     public init(config: ServerConfig, log: Logger) throws {
-        guard config.threads == 1 else {
-            throw ServerStartError("threads = \(config.threads): only one event loop is supported so far")
+        if config.threads > 1 {
+            log.warning("threads = \(config.threads): this version serves every connection on one event loop")
         }
         self.config = config
         self.log = log

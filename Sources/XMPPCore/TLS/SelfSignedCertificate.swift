@@ -17,6 +17,11 @@ public struct SelfSignedCertificate: Sendable, Hashable {
     /// The certificate's SHA-256 fingerprint, to log and to pin.
     public let fingerprint: CertificateFingerprint
 
+    /// The certificate and key as an in-memory server certificate source.
+    public var source: TLSCertificateSource {
+        .pem(certificateChain: certificatePEM, privateKey: privateKeyPEM)
+    }
+
     /// The total validity, from `notBefore` to `notAfter`, in days: under
     /// the 825 days iOS accepts for a user-trusted server certificate, with
     /// margin for how the boundary is counted.

@@ -12,6 +12,7 @@ public enum TLSVersion: Int32, Sendable, Hashable, Comparable, CaseIterable, Cus
     /// TLS 1.3 (RFC 8446).
     case tls1_3 = 0x0304
 
+    /// Orders versions oldest first.
     public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool {
         lhs.rawValue < rhs.rawValue
     }

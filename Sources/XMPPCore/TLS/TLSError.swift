@@ -38,6 +38,7 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The kind and the message, for logs.
     public var description: String { "TLS \(kind): \(message)" }
 
     /// An error whose message is `context` followed by everything on this

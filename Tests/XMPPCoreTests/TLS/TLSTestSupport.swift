@@ -64,11 +64,6 @@ final class TLSPair {
 }
 
 extension SelfSignedCertificate {
-    /// The certificate and key as an in-memory server source.
-    var source: TLSCertificateSource {
-        .pem(certificateChain: certificatePEM, privateKey: privateKeyPEM)
-    }
-
     /// The certificate parsed by OpenSSL, for the duration of `body`.
     func withX509<Result>(_ body: (OpaquePointer) throws -> Result) throws -> Result {
         let certificate = try X509Certificates.readFirst(pem: certificatePEM)

@@ -145,6 +145,27 @@ import Testing
             "unique per connection")
     }
 
+    /// Certificates after the first in the chain PEM go out as intermediates.
+    @Test func certificateChainIsSentWhole() throws {
+        let leaf = try SelfSignedCertificate.generate(domain: "localhost")
+        let intermediate = try SelfSignedCertificate.generate(domain: "ca.example")
+        let chain = leaf.certificatePEM + intermediate.certificatePEM
+        let server = TLSConfiguration.server(
+            certificate: .pem(certificateChain: chain, privateKey: leaf.privateKeyPEM))
+        let pair = try TLSPair(
+            client: .client(verification: .pinned(leaf.fingerprint)), server: server)
+        pair.handshake()
+        #expect(OPENSSL_sk_num(SSL_get_peer_cert_chain(pair.client.ssl)) == 2)
+        #expect(pair.server.context.certificateFingerprint == leaf.fingerprint)
+
+        let damaged = chain + "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"
+        #expect(throws: TLSError.self) {
+            _ = try TLSContext(
+                configuration: .server(
+                    certificate: .pem(certificateChain: damaged, privateKey: leaf.privateKeyPEM)))
+        }
+    }
+
     @Test func invalidConfigurationsAreRefused() throws {
         var versions = TLSConfiguration.client(verification: .insecureAcceptAny)
         versions.minimumVersion = .tls1_3
