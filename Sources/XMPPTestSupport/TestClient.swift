@@ -12,10 +12,10 @@ public final class TestClient {
     private var tls: TLSSession?
     private var plaintextBacklog: [UInt8] = []
 
-    init(server: TestServer, host: String, id: Int) {
+    init(server: TestServer, host: String, id: Int, directTLS: Bool) {
         self.server = server
         transport = MemoryTransport(host: host)
-        session = ClientSession(server: server.context, transport: transport, id: id)
+        session = ClientSession(server: server.context, transport: transport, id: id, directTLS: directTLS)
     }
 
     // MARK: - Raw exchange
@@ -88,6 +88,13 @@ public final class TestClient {
         send("<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>")
         let proceed = try receiveOne()
         guard proceed.name == "proceed" else { throw TestFailure("STARTTLS refused: \(proceed)") }
+        try handshake(maximumVersion: maximumVersion)
+        return try openStream()
+    }
+
+    /// The TLS handshake alone, as a direct TLS (XEP-0368) client does it
+    /// right after connecting.
+    public func handshake(maximumVersion: TLSVersion = .tls1_3) throws {
         var configuration = TLSConfiguration.client(verification: .pinned(server.certificate.fingerprint))
         configuration.maximumVersion = maximumVersion
         let client = TLSSession(context: try TLSContext(configuration: configuration))
@@ -102,7 +109,6 @@ public final class TestClient {
         if !leftover.isEmpty { leftover.withUnsafeBytes { session.receive($0) } }
         guard client.isHandshakeComplete else { throw TestFailure("TLS handshake did not complete") }
         tls = client
-        return try openStream()
     }
 
     /// Authenticates with SCRAM (or PLAIN), then opens the new stream;

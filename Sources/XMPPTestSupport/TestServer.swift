@@ -37,10 +37,11 @@ public final class TestServer {
     /// Every log line written so far.
     public let logLines: LogLines
 
-    /// Opens a connection from `host` (a loopback address by default).
-    public func connect(from host: String = "127.0.0.1") -> TestClient {
+    /// Opens a connection from `host` (a loopback address by default);
+    /// with `directTLS`, to a XEP-0368 listener where TLS starts at once.
+    public func connect(from host: String = "127.0.0.1", directTLS: Bool = false) -> TestClient {
         defer { nextID += 1 }
-        return TestClient(server: self, host: host, id: nextID)
+        return TestClient(server: self, host: host, id: nextID, directTLS: directTLS)
     }
 
     /// Creates an account directly in storage.

@@ -51,6 +51,18 @@ import XMPPTestSupport
         #expect(mechanisms == ["SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN"])
     }
 
+    /// XEP-0368: TLS from the first byte, then a stream that needs no
+    /// STARTTLS and offers PLAIN.
+    @Test func directTLS() throws {
+        let server = try TestServer(tlsRequired: true)
+        let client = server.connect(directTLS: true)
+        try client.handshake()
+        let features = try client.openStream()
+        #expect(features.child("starttls", namespace: NS.tls) == nil)
+        let mechanisms = features.child("mechanisms", namespace: NS.sasl)?.elements.map(\.text)
+        #expect(mechanisms?.contains("PLAIN") == true)
+    }
+
     @Test func tls12OnlyClientConnects() throws {
         let server = try TestServer()
         let client = server.connect()
