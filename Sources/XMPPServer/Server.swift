@@ -72,11 +72,8 @@ public final class Server: @unchecked Sendable {
         let plain = config.listen.map { ($0, false) }
         let direct = config.directTLSListen.map { ($0, true) }
         for (address, directTLS) in plain + direct {
-            guard let socketAddress = SocketAddress(ip: address.host, port: address.port) else {
-                throw ServerStartError("cannot listen on \(address)")
-            }
             do {
-                let listener = try TCPListener(address: socketAddress, on: loop) { [unowned self] connection in
+                let listener = try TCPListener(address: address.socketAddress, on: loop) { [unowned self] connection in
                     self.accept(connection, directTLS: directTLS)
                 }
                 listeners.append(listener)

@@ -68,6 +68,50 @@ public enum Storage {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.register("0002-roster") { database in
+            // The primary key serves lookups, the listing sorted by contact
+            // and the cascade. Groups are a JSON array: see SQLiteRosterStore.
+            // A missing roster_versions row means version 0.
+            try database.execute(
+                """
+                CREATE TABLE roster_items (
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    contact TEXT NOT NULL,
+                    name TEXT,
+                    group_names TEXT NOT NULL
+                        CHECK (json_valid(group_names) AND json_type(group_names) = 'array'),
+                    subscription TEXT NOT NULL
+                        CHECK (subscription IN ('none', 'to', 'from', 'both')),
+                    pending_out INTEGER NOT NULL CHECK (pending_out IN (0, 1)),
+                    pending_in INTEGER NOT NULL CHECK (pending_in IN (0, 1)),
+                    pre_approved INTEGER NOT NULL CHECK (pre_approved IN (0, 1)),
+                    in_roster INTEGER NOT NULL CHECK (in_roster IN (0, 1)),
+                    pending_in_request TEXT,
+                    PRIMARY KEY (account_id, contact)
+                ) WITHOUT ROWID;
+                CREATE TABLE roster_versions (
+                    account_id INTEGER PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                    version INTEGER NOT NULL CHECK (version > 0)
+                );
+                """)
+        }
+        migrator.register("0003-offline") { database in
+            // AUTOINCREMENT: a removed message's id is never given to a new one.
+            // The index (ordered by id within an account, since SQLite appends
+            // the rowid to index entries) serves the listing, the quota count
+            // and the cascade.
+            try database.execute(
+                """
+                CREATE TABLE offline_messages (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    sender TEXT NOT NULL,
+                    timestamp INTEGER NOT NULL,
+                    stanza TEXT NOT NULL
+                );
+                CREATE INDEX offline_messages_by_account ON offline_messages (account_id);
+                """)
+        }
         return migrator
     }
 }

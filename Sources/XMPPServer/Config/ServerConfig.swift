@@ -1,3 +1,5 @@
+import XMPPNet
+
 /// Everything `swiftletd` can be told, with a working default for each, so
 /// the server starts with no config file at all: `localhost` on
 /// 127.0.0.1:5222 and [::1]:5222, data in `./data`, a self-signed
@@ -19,8 +21,8 @@ public struct ServerConfig: Sendable, Equatable {
     /// Plain TCP listeners that offer STARTTLS (RFC 6120 §5). Key `listen`,
     /// default `127.0.0.1:5222, [::1]:5222` (XMPPFramework tries IPv6 first).
     public var listen = [
-        ListenAddress(host: "127.0.0.1", family: .ipv4, port: 5222, isLoopback: true),
-        ListenAddress(host: "::1", family: .ipv6, port: 5222, isLoopback: true),
+        ListenAddress(SocketAddress(ip: "127.0.0.1", port: 5222)!),
+        ListenAddress(SocketAddress(ip: "::1", port: 5222)!),
     ]
     /// Listeners where TLS starts at once, before any XML (XEP-0368), usually
     /// port 5223. Key `direct_tls_listen`, default none.

@@ -1,0 +1,54 @@
+/// An `OfflineStore` in a dictionary of arrays, for tests and for servers
+/// that need nothing to survive a restart.
+///
+/// It asks `accounts` whether an account exists, but cannot see an account
+/// being deleted: `Stores(accounts:)` wires that, deleting the messages with
+/// the account as `ON DELETE CASCADE` does for `SQLiteOfflineStore`.
+/// Usernames are compared by their UTF-8 bytes, as SQLite does.
+public final class InMemoryOfflineStore: OfflineStore {
+    private let accounts: any AccountStore
+    private var messages: [[UInt8]: [OfflineMessage]] = [:]
+    /// The last id given out; like SQLite's `AUTOINCREMENT`, never reused.
+    private var lastID = 0
+
+    /// Creates an empty store for the users of `accounts`.
+    public init(accounts: any AccountStore) {
+        self.accounts = accounts
+    }
+
+    public func store(
+        _ stanza: String, from sender: String, timestamp: Int, for username: String, quota: Int
+    ) throws -> Bool {
+        precondition(quota >= 0, "negative offline message quota")
+        guard try accounts.accountExists(username) else {
+            throw UnknownAccountError(username: username)
+        }
+        let key = Array(username.utf8)
+        guard messages[key, default: []].count < quota else { return false }
+        lastID += 1
+        messages[key, default: []].append(
+            OfflineMessage(id: lastID, stanza: stanza, sender: sender, timestamp: timestamp))
+        return true
+    }
+
+    public func messages(for username: String) -> [OfflineMessage] {
+        messages[Array(username.utf8)] ?? []
+    }
+
+    @discardableResult
+    public func remove(_ ids: Set<Int>, for username: String) -> Int {
+        let key = Array(username.utf8)
+        guard let before = messages[key]?.count else { return 0 }
+        messages[key]?.removeAll { ids.contains($0.id) }
+        return before - (messages[key]?.count ?? 0)
+    }
+
+    public func count(for username: String) -> Int {
+        messages[Array(username.utf8)]?.count ?? 0
+    }
+
+    /// Forgets the messages of a deleted account.
+    func removeAll(for username: String) {
+        messages[Array(username.utf8)] = nil
+    }
+}
