@@ -42,7 +42,7 @@ public final class Server: @unchecked Sendable {
         loop = try EventLoop.start(name: "swiftlet.loop")
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tlsContext, tlsRequired: policy.requirement == .required,
-            accounts: StoredAccounts(storage: storage, iterations: config.authentication.scramIterations),
+            storage: storage,
             sessions: SessionRegistry(), hooks: Hooks(Features.standard),
             loginThrottle: AddressThrottle(config.authentication.loginThrottle),
             registrationThrottle: AddressThrottle(

@@ -1,4 +1,5 @@
 import Foundation
+import XMPPCore
 
 /// The store objects of one storage thread.
 ///
@@ -8,6 +9,10 @@ import Foundation
 public final class Stores {
     /// The accounts.
     public let accounts: any AccountStore
+    /// The rosters and subscription states.
+    public let roster: any RosterStore
+    /// The messages kept for users who were offline.
+    public let offline: any OfflineStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -16,12 +21,74 @@ public final class Stores {
     public init(database: Database) {
         self.database = database
         self.accounts = SQLiteAccountStore(database: database)
+        self.roster = SQLiteRosterStore(database: database)
+        self.offline = SQLiteOfflineStore(database: database)
     }
 
-    /// Bundles stores that need no database, such as `InMemoryAccountStore`.
+    /// Bundles `accounts`, a store that needs no database such as
+    /// `InMemoryAccountStore`, with an `InMemoryRosterStore` and an
+    /// `InMemoryOfflineStore` for its users.
+    ///
+    /// `self.accounts` forwards to `accounts`, and when it deletes an
+    /// account it also deletes the account's roster and messages, as
+    /// `ON DELETE CASCADE` does in SQLite. Delete accounts through it, not
+    /// through `accounts` directly.
     public init(accounts: any AccountStore) {
+        let roster = InMemoryRosterStore(accounts: accounts)
+        let offline = InMemoryOfflineStore(accounts: accounts)
         self.database = nil
-        self.accounts = accounts
+        self.accounts = CascadingAccountStore(base: accounts, roster: roster, offline: offline)
+        self.roster = roster
+        self.offline = offline
+    }
+}
+
+/// An account store that, after deleting an account, deletes its data from
+/// the in-memory stores, which cannot see the deletion themselves.
+private final class CascadingAccountStore: AccountStore {
+    private let base: any AccountStore
+    private let roster: InMemoryRosterStore
+    private let offline: InMemoryOfflineStore
+
+    init(base: any AccountStore, roster: InMemoryRosterStore, offline: InMemoryOfflineStore) {
+        self.base = base
+        self.roster = roster
+        self.offline = offline
+    }
+
+    func deleteAccount(_ username: String) throws -> Bool {
+        guard try base.deleteAccount(username) else { return false }
+        roster.removeAll(of: username)
+        offline.removeAll(for: username)
+        return true
+    }
+
+    func createAccount(_ username: String, credentials: [SCRAMCredentials]) throws -> Bool {
+        try base.createAccount(username, credentials: credentials)
+    }
+
+    func credentials(of username: String, for hashFunction: HashFunction) throws
+        -> SCRAMCredentials?
+    {
+        try base.credentials(of: username, for: hashFunction)
+    }
+
+    func replaceCredentials(of username: String, with credentials: [SCRAMCredentials]) throws
+        -> Bool
+    {
+        try base.replaceCredentials(of: username, with: credentials)
+    }
+
+    func accountExists(_ username: String) throws -> Bool {
+        try base.accountExists(username)
+    }
+
+    func usernames() throws -> [String] {
+        try base.usernames()
+    }
+
+    func accountCount() throws -> Int {
+        try base.accountCount()
     }
 }
 

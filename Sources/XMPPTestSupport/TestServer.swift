@@ -25,7 +25,7 @@ public final class TestServer {
                 certificate: .pem(certificateChain: certificate.certificatePEM, privateKey: certificate.privateKeyPEM)))
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tls, tlsRequired: tlsRequired,
-            accounts: StoredAccounts(storage: InlineStorage(loop: loop), iterations: config.authentication.scramIterations),
+            storage: InlineStorage(loop: loop),
             sessions: SessionRegistry(), hooks: Hooks(Features.standard),
             loginThrottle: AddressThrottle(config.authentication.loginThrottle),
             registrationThrottle: AddressThrottle(

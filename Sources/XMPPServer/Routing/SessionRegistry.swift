@@ -26,6 +26,12 @@ public final class SessionHandle: @unchecked Sendable {
         session.execute { $0.send(element) }
     }
 
+    /// Runs `body` with the session on its loop: now if the caller is
+    /// there, else posted.
+    public func withSession(_ body: @escaping @Sendable (ClientSession) -> Void) {
+        session.execute(body)
+    }
+
     /// Ends the session with the `conflict` stream error.
     func replace() {
         session.execute { $0.endBecauseReplaced() }

@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPStorage
 
 /// What a client session needs from its connection. XMPPNet's TCP connection
 /// is the real one; tests use an in-memory transport.
@@ -185,6 +186,21 @@ public final class ClientSession {
         let input = heldInput
         heldInput = []
         input.withUnsafeBytes { receive($0) }
+    }
+
+    /// Runs `job` on the storage thread with this session's input paused,
+    /// then `completion` on the loop: stanzas the client sent after the one
+    /// that needed storage are handled only afterwards, in order.
+    public func withStorage<Value: Sendable>(
+        _ job: @escaping @Sendable (Stores) throws -> Value,
+        then completion: @escaping (Result<Value, any Error>) -> Void
+    ) {
+        waitForStorage()
+        server.storage.run(on: server.loop, job) { [self] result in
+            resumeAfterWaiting()
+            guard phase != .closed else { return }
+            completion(result)
+        }
     }
 
     /// Pauses input until `resumeAfterWaiting()`, for a storage round trip.

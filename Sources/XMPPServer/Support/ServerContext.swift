@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPStorage
 
 /// Everything a session on one loop needs from the server: settings,
 /// shared services, and the loop itself. One per loop; the shared parts
@@ -17,6 +18,9 @@ public final class ServerContext {
     /// policy; `ServerConfig` explains how it is chosen).
     public let tlsRequired: Bool
     public let accounts: any AccountService
+    /// Storage for features (roster, offline messages); run jobs through
+    /// `ClientSession.withStorage` so the session's stanzas keep their order.
+    public let storage: any StorageJobs
     public let sessions: SessionRegistry
     public let hooks: Hooks
     public let router: Router
@@ -28,7 +32,7 @@ public final class ServerContext {
     /// Creates a loop's context.
     public init(
         config: ServerConfig, loop: any ServerLoop, log: Logger, tlsContext: TLSContext?, tlsRequired: Bool,
-        accounts: any AccountService, sessions: SessionRegistry, hooks: Hooks,
+        storage: any StorageJobs, sessions: SessionRegistry, hooks: Hooks,
         loginThrottle: AddressThrottle, registrationThrottle: AddressThrottle, scramSecret: [UInt8]
     ) throws(JIDError) {
         self.config = config
@@ -38,7 +42,8 @@ public final class ServerContext {
         self.log = log
         self.tlsContext = tlsContext
         self.tlsRequired = tlsRequired
-        self.accounts = accounts
+        self.accounts = StoredAccounts(storage: storage, iterations: config.authentication.scramIterations)
+        self.storage = storage
         self.sessions = sessions
         self.hooks = hooks
         self.router = Router(domain: domainJID.domainpart)

@@ -12,6 +12,21 @@ public protocol StorageJobs: Sendable {
 
 extension StorageQueue: StorageJobs {}
 
+extension StorageJobs {
+    /// Submits `job` and delivers its result on `loop`, always in a later
+    /// loop turn (never inside this call), so a caller can pause and resume
+    /// around it without re-entering itself.
+    public func run<Value: Sendable>(
+        on loop: any ServerLoop, _ job: @escaping @Sendable (Stores) throws -> Value,
+        then completion: @escaping (Result<Value, any Error>) -> Void
+    ) {
+        let bound = LoopBound(completion, on: loop)
+        submit(job) { result in
+            bound.loop.execute { bound.wrapped(result) }
+        }
+    }
+}
+
 /// The accounts of the server, kept by XMPPStorage's `AccountStore`.
 ///
 /// Password work (PBKDF2 for new credentials and for PLAIN checks) runs
@@ -89,14 +104,10 @@ public struct StoredAccounts: AccountService {
         }
     }
 
-    /// Submits `job` and delivers its result on `loop`, in a later turn.
     private func run<Value: Sendable>(
         on loop: any ServerLoop, _ completion: @escaping (Result<Value, any Error>) -> Void,
         _ job: @escaping @Sendable (Stores) throws -> Value
     ) {
-        let bound = LoopBound(completion, on: loop)
-        storage.submit(job) { result in
-            bound.loop.execute { bound.wrapped(result) }
-        }
+        storage.run(on: loop, job, then: completion)
     }
 }
