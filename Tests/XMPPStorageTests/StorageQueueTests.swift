@@ -115,7 +115,7 @@ import Testing
                     try stores.accounts.usernames()
                 )
             }
-            #expect(applied == ["0001-accounts"])
+            #expect(applied == Storage.migrator.names)
             #expect(usernames == ["romeo"])
         }
     }

@@ -16,7 +16,8 @@ import XMPPCore
 /// | iq result/error       | not a bound full JID              | dropped (never answer an error)           |
 /// | any                   | another domain                    | `remote-server-not-found` (no federation) |
 /// | any                   | unparsable                        | `jid-malformed`                           |
-/// | message, presence     | anything else                     | not handled yet: `service-unavailable` for chat/normal messages, dropped otherwise |
+/// | message               | a local address                   | `MessageDelivery` (RFC 6121 §8.5), offline storage |
+/// | presence              | none (broadcast) or a local address | `PresenceBroadcast` (RFC 6121 §4), `Subscriptions` (§3) |
 public final class Router: Sendable {
     private let domain: String
 
@@ -42,12 +43,9 @@ public final class Router: Sendable {
         case .iq:
             routeIQ(stanza.element, to: recipient, from: session)
         case .message:
-            let type = Message(stanza.element)?.type ?? .normal
-            if type == .chat || type == .normal {
-                bounce(stanza, StanzaError(.serviceUnavailable), to: session)
-            }
+            MessageDelivery.route(stanza.element, to: recipient, from: session)
         case .presence:
-            break
+            PresenceBroadcast.route(stanza.element, to: recipient, from: session)
         }
     }
 

@@ -10,11 +10,25 @@ public final class SessionHandle: @unchecked Sendable {
     /// The session's full JID.
     public let jid: JID
     private let session: LoopBound<ClientSession>
+    /// The resource's current available presence (stamped with its full
+    /// JID) and priority; nil while unavailable. Guarded because routing
+    /// on any loop reads it.
+    private let availability = Mutex<(presence: Element, priority: Int8)?>(nil)
 
     init(_ session: ClientSession) {
         self.jid = session.jid!
         self.session = LoopBound(session, on: session.server.loop)
     }
+
+    /// The resource's available presence and priority, or nil.
+    public var presence: (presence: Element, priority: Int8)? {
+        get { availability.withLock { $0 } }
+        set { availability.withLock { $0 = newValue } }
+    }
+
+    /// Whether the resource is available (has sent initial presence and
+    /// not gone unavailable).
+    public var isAvailable: Bool { presence != nil }
 
     /// Whether this handle stands for `session`; call on the session's loop.
     func refers(to session: ClientSession) -> Bool {
@@ -74,6 +88,12 @@ public final class SessionRegistry: Sendable {
     /// The sessions of an account.
     public func sessions(of bare: JID) -> [SessionHandle] {
         table.withLock { $0[bare.bare].map { Array($0.values) } ?? [] }
+    }
+
+    /// The available sessions of an account (RFC 6121 §4.1: those that
+    /// sent initial presence).
+    public func availableSessions(of bare: JID) -> [SessionHandle] {
+        sessions(of: bare).filter(\.isAvailable)
     }
 
     /// How many sessions are bound.

@@ -41,7 +41,9 @@ extension ClientSession {
         phase = .bound
         handshakeTimer?.cancel()
         handshakeTimer = nil
-        if let replaced = server.sessions.bind(full, SessionHandle(self)) {
+        let handle = SessionHandle(self)
+        self.handle = handle
+        if let replaced = server.sessions.bind(full, handle) {
             log.info("replacing the earlier session of \(full)")
             replaced.replace()
         }

@@ -61,6 +61,14 @@ public final class ClientSession {
     var username: String?
     /// The bound full JID.
     var jid: JID?
+    /// Whether this resource asked for the roster, and so gets roster pushes
+    /// (RFC 6121 §2.1.6).
+    public var isRosterInterested = false
+    /// This session's entry in the registry, once bound.
+    public internal(set) var handle: SessionHandle?
+    /// Entities this resource sent directed available presence to, which
+    /// get its unavailable presence when it goes away (RFC 6121 §4.6.3).
+    var directedPresence: Set<JID> = []
     /// The SASL exchange in progress and how many have failed on this stream.
     var sasl = SASLState()
     /// When the last bytes arrived, for the idle timeout.

@@ -1,0 +1,92 @@
+import Foundation
+import XMPPCore
+import XMPPStorage
+
+/// XEP-0160: messages for users with no available resource are stored
+/// durably (committed before the sender's next stanza is handled, since the
+/// session waits for the storage job) and delivered at the user's next
+/// initial presence, in order, with an XEP-0203 `<delay/>` stamp, then
+/// removed.
+enum OfflineMessages {
+    /// The most messages kept per user; beyond it senders get
+    /// `resource-constraint`.
+    static let quota = 1000
+
+    private enum Outcome: Sendable {
+        case stored, overQuota, noSuchUser, notKept
+    }
+
+    /// Keeps `message` for `user` (a bare JID), answering the sender with an
+    /// error when the account does not exist or is over its quota.
+    static func store(_ message: Message, for user: JID, from session: ClientSession) {
+        guard let username = user.localpart else { return }
+        let hasBody = message.body != nil
+        let xml = StoredStanza.serialize(message.element)
+        let sender = message.element[attribute: "from"] ?? ""
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        session.withStorage({ stores -> Outcome in
+            guard try stores.accounts.accountExists(username) else { return .noSuchUser }
+            // XEP-0160 §3: only messages with a body are worth keeping.
+            guard hasBody, let xml else { return .notKept }
+            let stored = try stores.offline.store(xml, from: sender, timestamp: now, for: username, quota: quota)
+            return stored ? .stored : .overQuota
+        }) { result in
+            switch result {
+            case .success(.noSuchUser):
+                MessageDelivery.bounce(message, .serviceUnavailable, session)
+            case .success(.overQuota):
+                session.log.notice("offline quota of \(username) reached")
+                if let reply = message.errorReply(StanzaError(.resourceConstraint, type: .wait, text: "the recipient's offline storage is full")) {
+                    session.send(reply)
+                }
+            case .success(.stored), .success(.notKept):
+                break
+            case .failure(let error):
+                session.log.error("offline storage failed: \(error)")
+                if let reply = message.errorReply(StanzaError(.internalServerError)) { session.send(reply) }
+            }
+        }
+    }
+
+    /// Sends the messages kept for `session`'s user, each with a delay
+    /// stamp, and removes them once they are queued on the connection.
+    static func deliver(to session: ClientSession) {
+        guard let username = session.username else { return }
+        let domain = session.server.domain
+        session.withStorage({ stores in try stores.offline.messages(for: username) }) { result in
+            guard case .success(let messages) = result, !messages.isEmpty else { return }
+            var delivered: Set<Int> = []
+            for stored in messages {
+                guard var element = StoredStanza.parse(stored.stanza) else { continue }
+                element.append(delay(stored.timestamp, from: domain))
+                session.send(element)
+                delivered.insert(stored.id)
+            }
+            let ids = delivered
+            session.withStorage({ stores in try stores.offline.remove(ids, for: username) }) { _ in }
+        }
+    }
+
+    /// `<delay xmlns='urn:xmpp:delay' from='domain' stamp='…Z'/>` (XEP-0203).
+    private static func delay(_ milliseconds: Int, from domain: String) -> Element {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let stamp = formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        return Element("delay", namespace: NS.delay, attributes: ["from": domain, "stamp": stamp])
+    }
+}
+
+/// Stanzas kept in storage as XML text, written in the client stream's
+/// scope (no `xmlns='jabber:client'`) and read back the same way.
+enum StoredStanza {
+    static func serialize(_ element: Element) -> String? {
+        try? XMLSerializer.string(element, in: ClientSession.clientScope)
+    }
+
+    static func parse(_ xml: String) -> Element? {
+        let parser = XMLStreamParser()
+        _ = parser.feed("<stream xmlns='jabber:client'>")
+        guard case .element(let element)? = parser.feed(xml).first else { return nil }
+        return element
+    }
+}

@@ -1,0 +1,159 @@
+import XMPPCore
+import XMPPStorage
+
+/// RFC 6121 §2: the roster. Get (with versioning, §2.6), add or update and
+/// remove (§2.3, §2.5), and a push of every change to the user's
+/// interested resources (§2.1.6).
+///
+/// Removing an item also cancels the subscriptions both ways (§2.5.2);
+/// that part belongs to `Subscriptions`, which this feature calls.
+public struct Roster: ServerFeature {
+    public init() {}
+
+    public func install(_ hooks: inout Hooks) {
+        hooks.streamFeature { session in
+            session.phase == .authenticated ? Element("ver", namespace: NS.rosterVersioning) : nil
+        }
+        hooks.onIQ(.get, NS.roster, "query", to: [.account], Self.get)
+        hooks.onIQ(.set, NS.roster, "query", to: [.account], Self.set)
+    }
+
+    /// Answers the roster, or an empty result when the client already has
+    /// the current version (§2.6.3). The requesting resource becomes
+    /// interested: it gets pushes from now on.
+    @Sendable private static func get(_ request: IQRequest) {
+        let session = request.session
+        guard let username = session.username else { return }
+        session.isRosterInterested = true
+        let known = request.iq.payload?[attribute: "ver"]
+        session.withStorage({ stores in
+            (try stores.roster.items(of: username), try stores.roster.version(of: username))
+        }) { result in
+            guard case .success(let (items, version)) = result else {
+                return request.fail(StanzaError(.internalServerError))
+            }
+            if let known, known == String(version) { return request.reply() }
+            var query = Element("query", namespace: NS.roster, attributes: ["ver": String(version)])
+            for item in items where item.inRoster { query.append(element(for: item)) }
+            request.reply(query)
+        }
+    }
+
+    /// Adds, updates or removes one item (§2.3, §2.5).
+    @Sendable private static func set(_ request: IQRequest) {
+        let session = request.session
+        guard let username = session.username, let owner = session.jid?.bare else { return }
+        let change: Change
+        do {
+            change = try Change(request.iq.payload!, owner: owner)
+        } catch {
+            return request.fail(error)
+        }
+        switch change {
+        case .update(let contact, let name, let groups):
+            session.withStorage({ stores in
+                var item = try stores.roster.item(contact.description, of: username)
+                    ?? RosterItem(contact: contact.description, inRoster: false)
+                item.name = name
+                item.groups = groups
+                item.inRoster = true
+                return (item, try stores.roster.put(item, of: username))
+            }) { result in
+                guard case .success(let (item, version)) = result else {
+                    return request.fail(StanzaError(.internalServerError))
+                }
+                request.reply()
+                push(element(for: item), version: version, to: owner, server: session.server)
+            }
+        case .remove(let contact):
+            session.withStorage({ stores -> (RosterItem, Int)? in
+                guard let item = try stores.roster.item(contact.description, of: username), item.inRoster,
+                    let version = try stores.roster.remove(contact.description, of: username)
+                else { return nil }
+                return (item, version)
+            }) { result in
+                switch result {
+                case .success(let (item, version)?):
+                    request.reply()
+                    var removed = Element("item", namespace: NS.roster, attributes: ["jid": contact.description])
+                    removed[attribute: "subscription"] = "remove"
+                    push(removed, version: version, to: owner, server: session.server)
+                    Subscriptions.cancelBothWays(item.state, between: owner, and: contact, server: session.server)
+                case .success(nil):
+                    request.fail(StanzaError(.itemNotFound, text: "no such roster item"))
+                case .failure:
+                    request.fail(StanzaError(.internalServerError))
+                }
+            }
+        }
+    }
+
+    /// What a roster set asks for, checked against RFC 6121 §2.3.3 and §2.5.
+    private enum Change {
+        case update(JID, name: String?, groups: [String])
+        case remove(JID)
+
+        init(_ query: Element, owner: JID) throws(StanzaError) {
+            let items = query.elements
+            guard items.count == 1, let item = items.first, item.name == "item", item.namespace == NS.roster else {
+                throw StanzaError(.badRequest, text: "a roster set carries exactly one <item/>")
+            }
+            guard let address = item[attribute: "jid"], let contact = try? JID(address), contact.isBare else {
+                throw StanzaError(.badRequest, text: "the item needs a valid bare 'jid'")
+            }
+            guard contact != owner else {
+                throw StanzaError(.notAllowed, text: "you cannot add yourself to your roster")
+            }
+            switch item[attribute: "subscription"] {
+            case "remove"?:
+                self = .remove(contact)
+                return
+            case nil:
+                break
+            case let other?:
+                throw StanzaError(.notAllowed, text: "a client may only set subscription='remove', not '\(other)'")
+            }
+            let name = item[attribute: "name"]
+            var groups: [String] = []
+            for group in item.elements where group.name == "group" {
+                let title = group.text
+                guard !title.isEmpty else { throw StanzaError(.notAcceptable, text: "an empty <group/>") }
+                guard !groups.contains(title) else { throw StanzaError(.badRequest, text: "group '\(title)' twice") }
+                guard title.utf8.count <= 1023 else { throw StanzaError(.notAcceptable, text: "group name too long") }
+                groups.append(title)
+            }
+            guard (name?.utf8.count ?? 0) <= 1023 else { throw StanzaError(.notAcceptable, text: "name too long") }
+            self = .update(contact, name: name, groups: groups)
+        }
+    }
+
+    /// The `<item/>` a client sees for `item` (§2.1.2).
+    static func element(for item: RosterItem) -> Element {
+        var element = Element(
+            "item", namespace: NS.roster,
+            attributes: ["jid": item.contact, "subscription": item.state.subscription.rawValue])
+        if let name = item.name { element[attribute: "name"] = name }
+        if item.state.pendingOut { element[attribute: "ask"] = "subscribe" }
+        for group in item.groups {
+            element.append(Element("group", namespace: NS.roster, children: [.text(group)]))
+        }
+        return element
+    }
+
+    /// Sends a roster push of `item` at `version` to every interested
+    /// resource of `owner` (§2.1.6), each addressed to its full JID.
+    static func push(_ item: Element, version: Int, to owner: JID, server: ServerContext) {
+        let query = Element("query", namespace: NS.roster, attributes: ["ver": String(version)], children: [.element(item)])
+        for handle in server.sessions.sessions(of: owner) {
+            handle.withSession { session in
+                guard session.isRosterInterested, let jid = session.jid else { return }
+                var push = Element(
+                    "iq", namespace: NS.client,
+                    attributes: ["type": "set", "id": "push-" + Base64.encode(Crypto.randomBytes(count: 6)),
+                                 "to": jid.description])
+                push.append(query)
+                session.send(push)
+            }
+        }
+    }
+}

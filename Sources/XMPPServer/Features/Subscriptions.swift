@@ -1,0 +1,184 @@
+import XMPPCore
+import XMPPStorage
+
+/// RFC 6121 §3: presence subscriptions between users of this server.
+///
+/// A subscription stanza from user A to contact B is processed twice, in
+/// one storage job so that both rosters change together: outbound on A's
+/// item for B (Appendix A.2), then, if it is routed, inbound on B's item
+/// for A (A.3). The job returns a `Plan` of what to send; the loop sends
+/// it. The state machine itself is `SubscriptionState`'s transitions.
+enum Subscriptions {
+    /// What to send once the rosters are stored.
+    struct Plan: Sendable {
+        /// Roster pushes: owner, pushed `<item/>`, new version.
+        var pushes: [(owner: JID, item: Element, version: Int)] = []
+        /// Stanzas for the available resources of a user (bare JID).
+        var deliveries: [(to: JID, stanza: Element)] = []
+        /// "Send the current presence (or unavailable) of every available
+        /// resource of `from` to `to`" (RFC 6121 §3.1.5, §3.2.2).
+        var presences: [(from: JID, to: JID, type: Presence.PresenceType)] = []
+    }
+
+    /// Handles a subscription stanza (`subscribe`, `subscribed`,
+    /// `unsubscribe`, `unsubscribed`) that `session`'s user sent to `contact`.
+    static func handle(_ type: Presence.PresenceType, _ stanza: Element, to contact: JID, from session: ClientSession) {
+        guard let user = session.jid?.bare else { return }
+        let server = session.server
+        // §3.1.2: routed with the user's bare JID, to the contact's bare JID.
+        var outbound = stanza
+        outbound[attribute: "from"] = user.description
+        outbound[attribute: "to"] = contact.bare.description
+        let sent = outbound
+        session.withStorage({ stores in
+            var plan = Plan()
+            try process(type, sent, from: user, to: contact.bare, stores: stores, plan: &plan)
+            return plan
+        }) { result in
+            switch result {
+            case .success(let plan): carryOut(plan, server: server)
+            case .failure(let error): session.log.error("subscription change failed: \(error)")
+            }
+        }
+    }
+
+    /// RFC 6121 §2.5.2: removing a roster item cancels the subscriptions
+    /// both ways, as `unsubscribe` and `unsubscribed` from the owner.
+    static func cancelBothWays(_ state: SubscriptionState, between owner: JID, and contact: JID, server: ServerContext) {
+        var types: [Presence.PresenceType] = []
+        if state.subscription == .to || state.subscription == .both || state.pendingOut { types.append(.unsubscribe) }
+        if state.subscription == .from || state.subscription == .both || state.pendingIn { types.append(.unsubscribed) }
+        guard !types.isEmpty else { return }
+        let cancellations = types
+        server.storage.run(on: server.loop, { stores in
+            var plan = Plan()
+            for type in cancellations {
+                let stanza = Element(
+                    "presence", namespace: NS.client,
+                    attributes: ["type": type.rawValue, "from": owner.description, "to": contact.description])
+                try deliverInbound(type, stanza, from: owner, to: contact, stores: stores, plan: &plan)
+            }
+            return plan
+        }) { result in
+            if case .success(let plan) = result { carryOut(plan, server: server) }
+        }
+    }
+
+    // MARK: - Storage side (runs on the storage thread)
+
+    /// Outbound processing at the user, then inbound at the contact.
+    private static func process(
+        _ type: Presence.PresenceType, _ stanza: Element, from user: JID, to contact: JID, stores: Stores,
+        plan: inout Plan
+    ) throws {
+        var item = try stores.roster.item(contact.description, of: user.localpart!)
+            ?? RosterItem(contact: contact.description, inRoster: false)
+        let outcome = outbound(type, item.state)
+        if type == .subscribe { item.inRoster = true }  // §3.1.2: the contact joins the roster
+        try store(&item, outcome, owner: user, stores: stores, plan: &plan)
+        if let presence = outcome.presenceToContact, presence == .unavailable {
+            plan.presences.append((user, contact, presence))
+        }
+        if outcome.forward {
+            try deliverInbound(type, stanza, from: user, to: contact, stores: stores, plan: &plan)
+        }
+        if let presence = outcome.presenceToContact, presence == .available {
+            plan.presences.append((user, contact, presence))
+        }
+    }
+
+    /// Inbound processing of a stanza from `from` at local user `to`.
+    private static func deliverInbound(
+        _ type: Presence.PresenceType, _ stanza: Element, from sender: JID, to user: JID, stores: Stores,
+        plan: inout Plan
+    ) throws {
+        guard let username = user.localpart, try stores.accounts.accountExists(username) else {
+            // No such account: a request is refused as if the user had
+            // declined it (RFC 6121 §3.1.3: the contact's server answers).
+            if type == .subscribe {
+                let refusal = presence(.unsubscribed, from: user, to: sender)
+                try deliverInboundToExisting(.unsubscribed, refusal, from: user, to: sender, stores: stores, plan: &plan)
+            }
+            return
+        }
+        try deliverInboundToExisting(type, stanza, from: sender, to: user, stores: stores, plan: &plan)
+    }
+
+    private static func deliverInboundToExisting(
+        _ type: Presence.PresenceType, _ stanza: Element, from sender: JID, to user: JID, stores: Stores,
+        plan: inout Plan
+    ) throws {
+        var item = try stores.roster.item(sender.description, of: user.localpart!)
+            ?? RosterItem(contact: sender.description, inRoster: false)
+        let outcome = inbound(type, item.state)
+        if type == .subscribe, outcome.state.pendingIn {
+            item.pendingInRequest = StoredStanza.serialize(stanza)
+        }
+        if !outcome.state.pendingIn { item.pendingInRequest = nil }
+        try store(&item, outcome, owner: user, stores: stores, plan: &plan)
+        if outcome.forward { plan.deliveries.append((user, stanza)) }
+        if outcome.presenceToContact == .unavailable { plan.presences.append((user, sender, .unavailable)) }
+        if outcome.autoReply == .subscribed {
+            // The user approved earlier: the server answers in its name, and
+            // the approval reaches the sender like any `subscribed`.
+            let reply = presence(.subscribed, from: user, to: sender)
+            try deliverInboundToExisting(.subscribed, reply, from: user, to: sender, stores: stores, plan: &plan)
+        }
+        if outcome.presenceToContact == .available { plan.presences.append((user, sender, .available)) }
+    }
+
+    /// Stores `item` with the outcome's state (deleting an entry left with
+    /// nothing to remember) and plans the push when the visible item changed.
+    private static func store(
+        _ item: inout RosterItem, _ outcome: SubscriptionState.Outcome, owner: JID, stores: Stores, plan: inout Plan
+    ) throws {
+        guard outcome.state != item.state || outcome.rosterPush else { return }
+        item.state = outcome.state
+        let username = owner.localpart!
+        if !item.inRoster, item.state == SubscriptionState() {
+            _ = try stores.roster.remove(item.contact, of: username)
+            return
+        }
+        let version = try stores.roster.put(item, of: username)
+        if outcome.rosterPush, item.inRoster {
+            plan.pushes.append((owner, Roster.element(for: item), version))
+        }
+    }
+
+    private static func outbound(_ type: Presence.PresenceType, _ state: SubscriptionState) -> SubscriptionState.Outcome {
+        switch type {
+        case .subscribe: state.outboundSubscribe()
+        case .subscribed: state.outboundSubscribed()
+        case .unsubscribe: state.outboundUnsubscribe()
+        default: state.outboundUnsubscribed()
+        }
+    }
+
+    private static func inbound(_ type: Presence.PresenceType, _ state: SubscriptionState) -> SubscriptionState.Outcome {
+        switch type {
+        case .subscribe: state.inboundSubscribe()
+        case .subscribed: state.inboundSubscribed()
+        case .unsubscribe: state.inboundUnsubscribe()
+        default: state.inboundUnsubscribed()
+        }
+    }
+
+    private static func presence(_ type: Presence.PresenceType, from: JID, to: JID) -> Element {
+        Element("presence", namespace: NS.client, attributes: ["type": type.rawValue, "from": from.description, "to": to.description])
+    }
+
+    // MARK: - Loop side
+
+    /// Sends what a plan says, in order: pushes, deliveries, presence.
+    static func carryOut(_ plan: Plan, server: ServerContext) {
+        for push in plan.pushes {
+            Roster.push(push.item, version: push.version, to: push.owner, server: server)
+        }
+        for delivery in plan.deliveries {
+            for handle in server.sessions.availableSessions(of: delivery.to) { handle.deliver(delivery.stanza) }
+        }
+        for presence in plan.presences {
+            PresenceBroadcast.sendCurrentPresence(of: presence.from, to: presence.to, type: presence.type, server: server)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import XMPPCore
+
+@testable import XMPPStorage
+
+/// A database written before the roster and offline tables upgrades in place.
+@Suite struct SchemaUpgradeTests {
+    /// The server's migrator as it was when only `0001-accounts` had
+    /// shipped. A shipped migration never changes, so neither does this copy.
+    private var migratorBeforeRoster: Migrator {
+        var migrator = Migrator()
+        migrator.register("0001-accounts") { database in
+            try database.execute(
+                """
+                CREATE TABLE accounts (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    username TEXT NOT NULL UNIQUE
+                );
+                CREATE TABLE scram_credentials (
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    hash_function TEXT NOT NULL CHECK (hash_function IN ('sha-1', 'sha-256')),
+                    salt BLOB NOT NULL,
+                    iterations INTEGER NOT NULL CHECK (iterations > 0),
+                    stored_key BLOB NOT NULL,
+                    server_key BLOB NOT NULL,
+                    PRIMARY KEY (account_id, hash_function)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+
+    @Test func theMigrationsStartWithTheShippedOnes() {
+        #expect(
+            Array(Storage.migrator.names.prefix(3)) == [
+                "0001-accounts", "0002-roster", "0003-offline",
+            ])
+    }
+
+    @Test func aDatabaseWithOnlyAccountsUpgradesKeepingThem() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let old = try Database(path: directory + "/" + Storage.fileName)
+                try migratorBeforeRoster.migrate(old)
+                let accounts = SQLiteAccountStore(database: old)
+                #expect(
+                    try accounts.createAccount("romeo", credentials: sampleCredentialPair(seed: 3)))
+                #expect(try accounts.createAccount("juliet", credentials: sampleCredentialPair()))
+                old.close()
+            }
+
+            let storage = try Storage.open(directory: directory)
+            defer { storage.shutdown() }
+            let applied = try storage.perform { stores in
+                try Storage.migrator.appliedMigrations(in: #require(stores.database))
+            }
+            #expect(applied == Storage.migrator.names)
+
+            let (usernames, credentials) = try storage.perform { stores in
+                (
+                    try stores.accounts.usernames(),
+                    try stores.accounts.credentials(of: "romeo", for: .sha256)
+                )
+            }
+            #expect(usernames == ["juliet", "romeo"])
+            #expect(credentials == sampleCredentials(.sha256, seed: 3))
+
+            let (version, stored) = try storage.perform { stores in
+                (
+                    try stores.roster.put(RosterItem(contact: "juliet@capulet.lit"), of: "romeo"),
+                    try stores.offline.store(
+                        "<m/>", from: "a@x", timestamp: 1, for: "romeo", quota: 9)
+                )
+            }
+            #expect(version == 1)
+            #expect(stored)
+
+            // The new tables cascade from accounts created before them.
+            let (items, messageCount) = try storage.perform { stores in
+                _ = try stores.accounts.deleteAccount("romeo")
+                _ = try stores.accounts.createAccount("romeo", credentials: sampleCredentialPair())
+                return (
+                    try stores.roster.items(of: "romeo"), try stores.offline.count(for: "romeo")
+                )
+            }
+            #expect(items == [])
+            #expect(messageCount == 0)
+        }
+    }
+}
