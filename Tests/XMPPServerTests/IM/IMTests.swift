@@ -1,0 +1,196 @@
+import Testing
+import XMPPCore
+@testable import XMPPServer
+import XMPPTestSupport
+
+/// RFC 6121 end to end on the in-memory server: roster, subscriptions,
+/// presence and message delivery between two users.
+@Suite struct IMTests {
+    /// A server with romeo and juliet, both logged in (not yet available).
+    private func couple() throws -> (TestServer, TestClient, TestClient) {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        try server.addUser("juliet", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw", resource: "orchard")
+        let juliet = server.connect()
+        try juliet.login("juliet", "pw", resource: "balcony")
+        return (server, romeo, juliet)
+    }
+
+    private func rosterItems(_ client: TestClient) throws -> [Element] {
+        client.send("<iq type='get' id='r'><query xmlns='jabber:iq:roster'/></iq>")
+        let reply = client.receiveElements().first { $0[attribute: "id"] == "r" }
+        return reply?.child("query", namespace: NS.roster)?.elements ?? []
+    }
+
+    @Test func rosterAddPushAndVersioning() throws {
+        let (_, romeo, _) = try couple()
+        #expect(try rosterItems(romeo).isEmpty)
+        romeo.send("<iq type='set' id='a'><query xmlns='jabber:iq:roster'><item jid='juliet@localhost' name='Juliet'><group>Capulets</group></item></query></iq>")
+        let elements = romeo.receiveElements()
+        let push = elements.first { $0[attribute: "type"] == "set" }
+        let item = push?.child("query", namespace: NS.roster)?.child("item")
+        #expect(item?[attribute: "jid"] == "juliet@localhost")
+        #expect(item?[attribute: "subscription"] == "none")
+        #expect(item?.childText("group") == "Capulets")
+        #expect(push?[attribute: "to"] == "romeo@localhost/orchard")
+        #expect(elements.contains { $0[attribute: "type"] == "result" && $0[attribute: "id"] == "a" })
+        let version = push?.child("query", namespace: NS.roster)?[attribute: "ver"]
+        // The current version gets an empty result; an old one the full roster.
+        romeo.send("<iq type='get' id='v'><query xmlns='jabber:iq:roster' ver='\(version ?? "")'/></iq>")
+        let same = try romeo.receiveOne()
+        #expect(same[attribute: "type"] == "result" && same.elements.isEmpty)
+        romeo.send("<iq type='get' id='v0'><query xmlns='jabber:iq:roster' ver='0'/></iq>")
+        #expect(try romeo.receiveOne().child("query", namespace: NS.roster)?.elements.count == 1)
+    }
+
+    @Test(arguments: [
+        ("<item jid='a@localhost'/><item jid='b@localhost'/>", "bad-request"),
+        ("<item jid='a@localhost' subscription='both'/>", "not-allowed"),
+        ("<item jid='romeo@localhost'/>", "not-allowed"),
+        ("<item jid='a@localhost'><group/></item>", "not-acceptable"),
+        ("<item jid='a@@localhost'/>", "bad-request"),
+        ("<item jid='nobody@localhost' subscription='remove'/>", "item-not-found"),
+    ])
+    func badRosterSets(_ items: String, _ condition: String) throws {
+        let (_, romeo, _) = try couple()
+        romeo.send("<iq type='set' id='x'><query xmlns='jabber:iq:roster'>\(items)</query></iq>")
+        #expect(try romeo.receiveOne().child("error")?.child(condition, namespace: NS.stanzas) != nil)
+    }
+
+    /// The seed apps' friend flow: add (roster set + subscribe), accept
+    /// (subscribed + subscribe back), both end with `both` and see each
+    /// other's presence.
+    @Test func subscriptionHandshakeAndPresence() throws {
+        let (_, romeo, juliet) = try couple()
+        _ = try rosterItems(romeo)
+        _ = try rosterItems(juliet)
+        romeo.send("<presence/>")
+        juliet.send("<presence/>")
+        _ = romeo.receive()
+        _ = juliet.receive()
+
+        romeo.send("<presence type='subscribe' to='juliet@localhost'/>")
+        let ask = romeo.receiveElements().first { $0.name == "iq" }?.child("query", namespace: NS.roster)?.child("item")
+        #expect(ask?[attribute: "ask"] == "subscribe")
+        let request = juliet.receiveElements().first { $0.name == "presence" }
+        #expect(request?[attribute: "type"] == "subscribe")
+        #expect(request?[attribute: "from"] == "romeo@localhost")
+
+        juliet.send("<presence type='subscribed' to='romeo@localhost'/>")
+        juliet.send("<presence type='subscribe' to='romeo@localhost'/>")
+        let romeoGot = romeo.receiveElements()
+        #expect(romeoGot.contains { $0.name == "presence" && $0[attribute: "type"] == "subscribed" })
+        #expect(romeoGot.contains { $0.name == "presence" && $0[attribute: "type"] == nil && $0[attribute: "from"] == "juliet@localhost/balcony" },
+                "juliet's current presence follows her approval")
+        romeo.send("<presence type='subscribed' to='juliet@localhost'/>")
+        _ = juliet.receive()
+
+        let items = try rosterItems(romeo)
+        #expect(items.first?[attribute: "subscription"] == "both")
+        #expect(try rosterItems(juliet).first?[attribute: "subscription"] == "both")
+
+        // An update reaches the subscriber; a disconnect sends unavailable.
+        juliet.send("<presence><show>away</show></presence>")
+        #expect(romeo.receiveElements().contains { $0.childText("show") == "away" })
+        juliet.session.transportClosed()
+        let gone = romeo.receiveElements().first { $0.name == "presence" }
+        #expect(gone?[attribute: "type"] == "unavailable")
+        #expect(gone?[attribute: "from"] == "juliet@localhost/balcony")
+    }
+
+    @Test func pendingRequestIsRedeliveredAtLogin() throws {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        try server.addUser("juliet", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw")
+        romeo.send("<presence type='subscribe' to='juliet@localhost'><status>It is I</status></presence>")
+        for _ in 0..<2 {
+            let juliet = server.connect()
+            try juliet.login("juliet", "pw")
+            juliet.send("<presence/>")
+            let request = juliet.receiveElements().first { $0[attribute: "type"] == "subscribe" }
+            #expect(request?[attribute: "from"] == "romeo@localhost")
+            #expect(request?.childText("status") == "It is I")
+            juliet.send("</stream:stream>")
+        }
+    }
+
+    @Test func messageToBareJIDGoesToTheHighestPriorityResource() throws {
+        let (server, romeo, juliet) = try couple()
+        let other = server.connect()
+        try other.login("juliet", "pw", resource: "chamber")
+        juliet.send("<presence><priority>5</priority></presence>")
+        other.send("<presence><priority>1</priority></presence>")
+        _ = juliet.receive()
+        _ = other.receive()
+        romeo.send("<message to='juliet@localhost' type='chat' from='spoofed@evil'><body>Hi</body></message>")
+        let got = juliet.receiveElements().first { $0.name == "message" }
+        #expect(got?.childText("body") == "Hi")
+        #expect(got?[attribute: "from"] == "romeo@localhost/orchard", "the server stamps from")
+        #expect(other.receiveElements().isEmpty)
+        // A full JID reaches exactly that resource.
+        romeo.send("<message to='juliet@localhost/chamber' type='chat'><body>You there?</body></message>")
+        #expect(other.receiveElements().first?.childText("body") == "You there?")
+    }
+
+    @Test func messageToUnknownUserIsServiceUnavailable() throws {
+        let (_, romeo, _) = try couple()
+        romeo.send("<message to='nobody@localhost' type='chat' id='m1'><body>Hello?</body></message>")
+        let reply = try romeo.receiveOne()
+        #expect(reply[attribute: "type"] == "error")
+        #expect(reply.child("error")?.child("service-unavailable", namespace: NS.stanzas) != nil)
+    }
+
+    @Test func offlineMessagesAreDeliveredAtNextPresenceWithADelay() throws {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        try server.addUser("juliet", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw")
+        for index in 1...3 {
+            romeo.send("<message to='juliet@localhost' type='chat'><body>note \(index)</body></message>")
+        }
+        romeo.send("<message to='juliet@localhost' type='chat'><active xmlns='http://jabber.org/protocol/chatstates'/></message>")
+        #expect(romeo.receiveElements().isEmpty, "stored, no error")
+        let juliet = server.connect()
+        try juliet.login("juliet", "pw")
+        juliet.send("<presence/>")
+        let messages = juliet.receiveElements().filter { $0.name == "message" }
+        #expect(messages.map { $0.childText("body") } == ["note 1", "note 2", "note 3"])
+        #expect(messages.allSatisfy { $0.child("delay", namespace: NS.delay)?[attribute: "stamp"] != nil })
+        // Delivered once: the next login finds nothing.
+        juliet.send("</stream:stream>")
+        let again = server.connect()
+        try again.login("juliet", "pw")
+        again.send("<presence/>")
+        #expect(again.receiveElements().filter { $0.name == "message" }.isEmpty)
+    }
+
+    @Test func negativePriorityGetsNoBareJIDMessages() throws {
+        let (_, romeo, juliet) = try couple()
+        juliet.send("<presence><priority>-1</priority></presence>")
+        _ = juliet.receive()
+        romeo.send("<message to='juliet@localhost' type='chat'><body>stored</body></message>")
+        #expect(juliet.receiveElements().isEmpty)
+    }
+
+    @Test func rosterRemoveCancelsBothSubscriptions() throws {
+        let (_, romeo, juliet) = try couple()
+        _ = try rosterItems(romeo)
+        _ = try rosterItems(juliet)
+        romeo.send("<presence type='subscribe' to='juliet@localhost'/>")
+        juliet.send("<presence type='subscribed' to='romeo@localhost'/>")
+        juliet.send("<presence type='subscribe' to='romeo@localhost'/>")
+        romeo.send("<presence type='subscribed' to='juliet@localhost'/>")
+        _ = romeo.receive()
+        _ = juliet.receive()
+        #expect(try rosterItems(juliet).first?[attribute: "subscription"] == "both")
+        romeo.send("<iq type='set' id='rm'><query xmlns='jabber:iq:roster'><item jid='juliet@localhost' subscription='remove'/></query></iq>")
+        _ = romeo.receive()
+        #expect(try rosterItems(romeo).isEmpty)
+        #expect(try rosterItems(juliet).first?[attribute: "subscription"] == "none")
+    }
+}
