@@ -36,6 +36,8 @@ public enum NS {
     public static let roster = "jabber:iq:roster"
     /// The stream feature advertising roster versioning (RFC 6121 §2.6.1).
     public static let rosterVersioning = "urn:xmpp:features:rosterver"
+    /// RFC 6121 §3.4: subscription pre-approval stream feature.
+    public static let preApproval = "urn:xmpp:features:pre-approval"
 
     // MARK: XEPs
 

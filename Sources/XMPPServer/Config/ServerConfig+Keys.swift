@@ -75,6 +75,7 @@ extension ServerConfig {
         .single("keepalive_interval", \.timeouts.keepaliveInterval, .duration),
         .single("max_stanza_size", \.limits.maxStanzaSize, .size),
         .single("max_stanza_size_unauthenticated", \.limits.maxStanzaSizeUnauthenticated, .size),
+        .single("offline_quota", \.limits.offlineQuota, .integer),
     ]
 
     /// The keys by name.

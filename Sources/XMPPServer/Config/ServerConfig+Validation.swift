@@ -54,6 +54,7 @@ extension ServerConfig {
             limits.maxStanzaSize, in: limits.maxStanzaSizeUnauthenticated...(64 << 20), key: "max_stanza_size",
             formatSize,
             why: "; it cannot be below max_stanza_size_unauthenticated")
+        try require(limits.offlineQuota, in: 0...1_000_000, key: "offline_quota", formatNumber)
     }
 
     /// At least one listener, and no address listed twice (port 0 aside:

@@ -134,6 +134,10 @@ public struct ServerConfig: Sendable, Equatable {
         /// `max_stanza_size_unauthenticated`, default 16KiB, at least 10000
         /// (RFC 6120 §13.12).
         public var maxStanzaSizeUnauthenticated = 16 << 10
+        /// Most messages kept for one offline user (XEP-0160); beyond it
+        /// senders get `resource-constraint`. Key `offline_quota`, default
+        /// 1000, from 0 (keep none) to 1000000.
+        public var offlineQuota = 1000
     }
 
     /// A rate limit per client IP address: at most `count` events per

@@ -8,10 +8,6 @@ import XMPPStorage
 /// initial presence, in order, with an XEP-0203 `<delay/>` stamp, then
 /// removed.
 enum OfflineMessages {
-    /// The most messages kept per user; beyond it senders get
-    /// `resource-constraint`.
-    static let quota = 1000
-
     private enum Outcome: Sendable {
         case stored, overQuota, noSuchUser, notKept
     }
@@ -24,6 +20,7 @@ enum OfflineMessages {
         let xml = StoredStanza.serialize(message.element)
         let sender = message.element[attribute: "from"] ?? ""
         let now = Int(Date().timeIntervalSince1970 * 1000)
+        let quota = session.server.config.limits.offlineQuota
         session.withStorage({ stores -> Outcome in
             guard try stores.accounts.accountExists(username) else { return .noSuchUser }
             // XEP-0160 §3: only messages with a body are worth keeping.

@@ -14,6 +14,10 @@ public struct Roster: ServerFeature {
         hooks.streamFeature { session in
             session.phase == .authenticated ? Element("ver", namespace: NS.rosterVersioning) : nil
         }
+        // RFC 6121 §3.4: `Subscriptions` honours pre-approvals.
+        hooks.streamFeature { session in
+            session.phase == .authenticated ? Element("sub", namespace: NS.preApproval) : nil
+        }
         hooks.onIQ(.get, NS.roster, "query", to: [.account], Self.get)
         hooks.onIQ(.set, NS.roster, "query", to: [.account], Self.set)
     }
@@ -134,6 +138,7 @@ public struct Roster: ServerFeature {
             attributes: ["jid": item.contact, "subscription": item.state.subscription.rawValue])
         if let name = item.name { element[attribute: "name"] = name }
         if item.state.pendingOut { element[attribute: "ask"] = "subscribe" }
+        if item.state.preApproved { element[attribute: "approved"] = "true" }
         for group in item.groups {
             element.append(Element("group", namespace: NS.roster, children: [.text(group)]))
         }

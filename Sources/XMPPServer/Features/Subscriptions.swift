@@ -74,7 +74,8 @@ enum Subscriptions {
         var item = try stores.roster.item(contact.description, of: user.localpart!)
             ?? RosterItem(contact: contact.description, inRoster: false)
         let outcome = outbound(type, item.state)
-        if type == .subscribe { item.inRoster = true }  // §3.1.2: the contact joins the roster
+        // §3.1.2, §3.4.2: asking or pre-approving puts the contact in the roster.
+        if type == .subscribe || outcome.state.preApproved { item.inRoster = true }
         try store(&item, outcome, owner: user, stores: stores, plan: &plan)
         if let presence = outcome.presenceToContact, presence == .unavailable {
             plan.presences.append((user, contact, presence))

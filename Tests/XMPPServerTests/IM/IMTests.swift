@@ -177,6 +177,46 @@ import XMPPTestSupport
         #expect(juliet.receiveElements().isEmpty)
     }
 
+    /// RFC 6121 §3.4: romeo approves juliet before she asks; her request
+    /// is then answered by the server at once.
+    @Test func preApprovalAnswersTheLaterRequest() throws {
+        let (_, romeo, juliet) = try couple()
+        _ = try rosterItems(romeo)
+        juliet.send("<presence/>")
+        _ = juliet.receive()
+        romeo.send("<presence type='subscribed' to='juliet@localhost'/>")
+        #expect(juliet.receiveElements().isEmpty, "a pre-approval is not routed")
+        let approved = romeo.receiveElements().first { $0.name == "iq" }?.child("query", namespace: NS.roster)?.child("item")
+        #expect(approved?[attribute: "approved"] == "true")
+        juliet.send("<presence type='subscribe' to='romeo@localhost'/>")
+        #expect(juliet.receiveElements().contains { $0.name == "presence" && $0[attribute: "type"] == "subscribed" })
+        #expect(!romeo.receiveElements().contains { $0.name == "presence" && $0[attribute: "type"] == "subscribe" })
+        #expect(try rosterItems(romeo).first?[attribute: "subscription"] == "from")
+    }
+
+    @Test func directedPresenceGetsUnavailableAtTheEnd() throws {
+        let (_, romeo, juliet) = try couple()
+        juliet.send("<presence/>")
+        _ = juliet.receive()
+        romeo.send("<presence/>")
+        romeo.send("<presence to='juliet@localhost'><status>psst</status></presence>")
+        #expect(juliet.receiveElements().first?.childText("status") == "psst")
+        romeo.session.transportClosed()
+        let last = juliet.receiveElements().first
+        #expect(last?[attribute: "type"] == "unavailable")
+        #expect(last?[attribute: "from"] == "romeo@localhost/orchard")
+    }
+
+    @Test func postAuthenticationFeaturesOfferRosterVersioningAndPreApproval() throws {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        let client = server.connect()
+        try client.openStream()
+        let features = try client.authenticate("romeo", "pw")
+        #expect(features.child("ver", namespace: NS.rosterVersioning) != nil)
+        #expect(features.child("sub", namespace: NS.preApproval) != nil)
+    }
+
     @Test func rosterRemoveCancelsBothSubscriptions() throws {
         let (_, romeo, juliet) = try couple()
         _ = try rosterItems(romeo)
@@ -192,5 +232,24 @@ import XMPPTestSupport
         _ = romeo.receive()
         #expect(try rosterItems(romeo).isEmpty)
         #expect(try rosterItems(juliet).first?[attribute: "subscription"] == "none")
+    }
+}
+
+@Suite struct OfflineQuotaTests {
+    @Test func messagesBeyondTheQuotaAreRefusedWithResourceConstraint() throws {
+        var config = ServerConfig()
+        config.limits.offlineQuota = 2
+        let server = try TestServer(config: config)
+        try server.addUser("romeo", password: "pw")
+        try server.addUser("juliet", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw")
+        for index in 1...3 {
+            romeo.send("<message to='juliet@localhost' type='chat' id='m\(index)'><body>\(index)</body></message>")
+        }
+        let errors = romeo.receiveElements()
+        #expect(errors.count == 1)
+        #expect(errors.first?[attribute: "id"] == "m3")
+        #expect(errors.first?.child("error")?.child("resource-constraint", namespace: NS.stanzas) != nil)
     }
 }
