@@ -59,7 +59,7 @@ public final class SQLiteAccountStore: AccountStore {
     {
         credentials.checkValidForAccount()
         return try database.transaction {
-            guard let accountID = try accountID(of: username) else { return false }
+            guard let accountID = try database.accountID(of: username) else { return false }
             try database.withCachedStatement(
                 "DELETE FROM scram_credentials WHERE account_id = ?"
             ) { statement in
@@ -80,7 +80,7 @@ public final class SQLiteAccountStore: AccountStore {
     }
 
     public func accountExists(_ username: String) throws -> Bool {
-        try accountID(of: username) != nil
+        try database.accountID(of: username) != nil
     }
 
     public func usernames() throws -> [String] {
@@ -99,14 +99,6 @@ public final class SQLiteAccountStore: AccountStore {
         try database.withCachedStatement("SELECT count(*) FROM accounts") { statement in
             _ = try statement.step()
             return statement.int(at: 0)
-        }
-    }
-
-    private func accountID(of username: String) throws -> Int64? {
-        try database.withCachedStatement("SELECT id FROM accounts WHERE username = ?") {
-            statement in
-            try statement.bind(username)
-            return try statement.step() ? statement.int64(at: 0) : nil
         }
     }
 

@@ -19,7 +19,7 @@ public final class SQLiteOfflineStore: OfflineStore {
     ) throws -> Bool {
         precondition(quota >= 0, "negative offline message quota")
         return try database.transaction {
-            guard let accountID = try accountID(of: username) else {
+            guard let accountID = try database.accountID(of: username) else {
                 throw UnknownAccountError(username: username)
             }
             guard try count(accountID: accountID) < quota else { return false }
@@ -64,7 +64,7 @@ public final class SQLiteOfflineStore: OfflineStore {
     public func remove(_ ids: Set<Int>, for username: String) throws -> Int {
         guard !ids.isEmpty else { return 0 }
         return try database.transaction {
-            guard let accountID = try accountID(of: username) else { return 0 }
+            guard let accountID = try database.accountID(of: username) else { return 0 }
             return try database.withCachedStatement(
                 "DELETE FROM offline_messages WHERE id = ? AND account_id = ?"
             ) { statement in
@@ -81,7 +81,7 @@ public final class SQLiteOfflineStore: OfflineStore {
     }
 
     public func count(for username: String) throws -> Int {
-        guard let accountID = try accountID(of: username) else { return 0 }
+        guard let accountID = try database.accountID(of: username) else { return 0 }
         return try count(accountID: accountID)
     }
 
@@ -95,11 +95,4 @@ public final class SQLiteOfflineStore: OfflineStore {
         }
     }
 
-    private func accountID(of username: String) throws -> Int64? {
-        try database.withCachedStatement("SELECT id FROM accounts WHERE username = ?") {
-            statement in
-            try statement.bind(username)
-            return try statement.step() ? statement.int64(at: 0) : nil
-        }
-    }
 }

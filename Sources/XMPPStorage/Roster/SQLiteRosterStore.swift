@@ -70,7 +70,7 @@ public final class SQLiteRosterStore: RosterStore {
             """
         let groups = try Self.encode(item.groups)
         return try database.transaction {
-            guard let accountID = try accountID(of: username) else {
+            guard let accountID = try database.accountID(of: username) else {
                 throw UnknownAccountError(username: username)
             }
             try database.withCachedStatement(sql) { statement in
@@ -88,7 +88,7 @@ public final class SQLiteRosterStore: RosterStore {
 
     public func remove(_ contact: String, of username: String) throws -> Int? {
         try database.transaction {
-            guard let accountID = try accountID(of: username) else { return nil }
+            guard let accountID = try database.accountID(of: username) else { return nil }
             try database.withCachedStatement(
                 "DELETE FROM roster_items WHERE account_id = ? AND contact = ?"
             ) { statement in
@@ -113,14 +113,6 @@ public final class SQLiteRosterStore: RosterStore {
     }
 
     // MARK: Rows
-
-    private func accountID(of username: String) throws -> Int64? {
-        try database.withCachedStatement("SELECT id FROM accounts WHERE username = ?") {
-            statement in
-            try statement.bind(username)
-            return try statement.step() ? statement.int64(at: 0) : nil
-        }
-    }
 
     /// Adds one to the account's version, creating the row at 1; must run
     /// in the transaction of the change it counts.
