@@ -71,8 +71,7 @@ enum Subscriptions {
         _ type: Presence.PresenceType, _ stanza: Element, from user: JID, to contact: JID, stores: Stores,
         plan: inout Plan
     ) throws {
-        var item = try stores.roster.item(contact.description, of: user.localpart!)
-            ?? RosterItem(contact: contact.description, inRoster: false)
+        var item = try entry(for: contact, of: user, in: stores)
         let outcome = outbound(type, item.state)
         // §3.1.2, §3.4.2: asking or pre-approving puts the contact in the roster.
         if type == .subscribe || outcome.state.preApproved { item.inRoster = true }
@@ -109,8 +108,7 @@ enum Subscriptions {
         _ type: Presence.PresenceType, _ stanza: Element, from sender: JID, to user: JID, stores: Stores,
         plan: inout Plan
     ) throws {
-        var item = try stores.roster.item(sender.description, of: user.localpart!)
-            ?? RosterItem(contact: sender.description, inRoster: false)
+        var item = try entry(for: sender, of: user, in: stores)
         let outcome = inbound(type, item.state)
         if type == .subscribe, outcome.state.pendingIn {
             item.pendingInRequest = StoredStanza.serialize(stanza)
@@ -126,6 +124,12 @@ enum Subscriptions {
             try deliverInboundToExisting(.subscribed, reply, from: user, to: sender, stores: stores, plan: &plan)
         }
         if outcome.presenceToContact == .available { plan.presences.append((user, sender, .available)) }
+    }
+
+    /// `owner`'s entry for `contact`, or a fresh hidden one in state "None".
+    private static func entry(for contact: JID, of owner: JID, in stores: Stores) throws -> RosterItem {
+        try stores.roster.item(contact.description, of: owner.localpart!)
+            ?? RosterItem(contact: contact.description, inRoster: false)
     }
 
     /// Stores `item` with the outcome's state (deleting an entry left with
