@@ -72,15 +72,15 @@ enum PresenceBroadcast {
     }
 
     /// Sends `stanza` from resource `jid` to its subscribers, the user's
-    /// other available resources, and `directed` recipients.
+    /// available resources, and `directed` recipients.
     private static func send(_ stanza: Element, from jid: JID, to items: [RosterItem], directed: Set<JID>, server: ServerContext) {
         for item in items where item.state.subscription == .from || item.state.subscription == .both {
             guard let contact = try? JID(item.contact) else { continue }
             deliver(stanza, to: contact, server: server)
         }
-        for handle in server.sessions.availableSessions(of: jid.bare) where handle.jid != jid {
-            handle.deliver(stanza)
-        }
+        // §4.2.2, §4.4.2: every available resource of the user, the sender
+        // included (an unavailable sender is no longer among them).
+        for handle in server.sessions.availableSessions(of: jid.bare) { handle.deliver(stanza) }
         for recipient in directed { deliver(stanza, to: recipient, server: server) }
     }
 

@@ -253,3 +253,16 @@ import XMPPTestSupport
         #expect(errors.first?.child("error")?.child("resource-constraint", namespace: NS.stanzas) != nil)
     }
 }
+
+@Suite struct OwnPresenceTests {
+    /// RFC 6121 §4.2.2: the sending resource gets its own presence back.
+    @Test func initialPresenceIsReflectedToTheSender() throws {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw", resource: "orchard")
+        romeo.send("<presence/>")
+        let echo = romeo.receiveElements().first { $0.name == "presence" }
+        #expect(echo?[attribute: "from"] == "romeo@localhost/orchard")
+    }
+}
