@@ -64,7 +64,7 @@ public struct Registration: ServerFeature {
         }
         session.waitForStorage()
         server.accounts.register(username: username, password: password, on: server.loop) { result in
-            session.resumeAfterWaiting()
+            defer { session.resumeAfterWaiting() }
             switch result {
             case .success(true):
                 server.registrationThrottle.record(for: host, now: server.loop.now)
@@ -88,7 +88,7 @@ public struct Registration: ServerFeature {
         if query.child("remove") != nil {
             session.waitForStorage()
             return server.accounts.delete(username: own, on: server.loop) { result in
-                session.resumeAfterWaiting()
+                defer { session.resumeAfterWaiting() }
                 guard case .success = result else { return request.fail(StanzaError(.internalServerError)) }
                 session.log.info("account \(own)@\(server.domain) deleted")
                 request.reply()
@@ -107,7 +107,7 @@ public struct Registration: ServerFeature {
         }
         session.waitForStorage()
         server.accounts.changePassword(username: own, password: password, on: server.loop) { result in
-            session.resumeAfterWaiting()
+            defer { session.resumeAfterWaiting() }
             guard case .success = result else { return request.fail(StanzaError(.internalServerError)) }
             session.log.info("password changed for \(own)@\(server.domain)")
             request.reply()

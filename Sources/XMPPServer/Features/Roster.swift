@@ -108,14 +108,11 @@ public struct Roster: ServerFeature {
             guard contact != owner else {
                 throw StanzaError(.notAllowed, text: "you cannot add yourself to your roster")
             }
-            switch item[attribute: "subscription"] {
-            case "remove"?:
+            // §2.1.2.5: in a roster set the server ignores every value of
+            // `subscription` but "remove" (slixmpp always sends one).
+            if item[attribute: "subscription"] == "remove" {
                 self = .remove(contact)
                 return
-            case nil:
-                break
-            case let other?:
-                throw StanzaError(.notAllowed, text: "a client may only set subscription='remove', not '\(other)'")
             }
             let name = item[attribute: "name"]
             var groups: [String] = []

@@ -117,7 +117,7 @@ extension ClientSession {
         waitForStorage()
         server.accounts.credentials(for: username, hash, on: server.loop) { [weak self] result in
             guard let self else { return }
-            self.resumeAfterWaiting()
+            defer { self.resumeAfterWaiting() }
             guard self.phase == .negotiating else { return }
             switch result {
             case .success(let credentials):
@@ -148,7 +148,7 @@ extension ClientSession {
         server.accounts.verify(username: username, password: request.password, on: server.loop) {
             [weak self] result in
             guard let self else { return }
-            self.resumeAfterWaiting()
+            defer { self.resumeAfterWaiting() }
             guard self.phase == .negotiating else { return }
             switch result {
             case .success(true):

@@ -77,8 +77,10 @@ public final class ClientSession {
     var lastSent: ContinuousClock.Instant
     var handshakeTimer: (any ScheduledWork)?
     var idleTimer: (any ScheduledWork)?
-    /// Set while the session waits for storage; no input is handled then.
-    var isWaiting = false
+    /// How many storage round trips the session waits for; no input is
+    /// handled while any is outstanding.
+    var storageWaits = 0
+    var isWaiting: Bool { storageWaits > 0 }
     /// Parsed but not yet handled, because the session began waiting (a
     /// client may pipeline several requests in one packet).
     var queuedEvents: [XMLStreamEvent] = []
@@ -186,8 +188,8 @@ public final class ClientSession {
     /// Handles input held back while waiting on storage.
     func resumeAfterWaiting() {
         guard isWaiting else { return }
-        isWaiting = false
-        guard phase != .closed else { return }
+        storageWaits -= 1
+        guard !isWaiting, phase != .closed else { return }
         transport?.resumeReading()
         handleQueuedEvents()
         guard !isWaiting, !heldInput.isEmpty, phase != .closed else { return }
@@ -205,7 +207,9 @@ public final class ClientSession {
     ) {
         waitForStorage()
         server.storage.run(on: server.loop, job) { [self] result in
-            resumeAfterWaiting()
+            // The completion's own output, and any storage job it starts,
+            // come before the stanzas that were held back.
+            defer { resumeAfterWaiting() }
             guard phase != .closed else { return }
             completion(result)
         }
@@ -213,7 +217,7 @@ public final class ClientSession {
 
     /// Pauses input until `resumeAfterWaiting()`, for a storage round trip.
     func waitForStorage() {
-        isWaiting = true
+        storageWaits += 1
         transport?.pauseReading()
     }
 
