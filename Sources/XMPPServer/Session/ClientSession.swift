@@ -288,6 +288,7 @@ public final class ClientSession {
         heldInput = []
         if let jid { server.sessions.remove(jid, ifSession: self) }
         server.hooks.sessionEnded(self)
+        handle = nil  // the handle holds the session: break the cycle
     }
 
     // MARK: - Timers

@@ -149,3 +149,23 @@ import XMPPTestSupport
         #expect(try client.receiveOne()[attribute: "type"] == "result")
     }
 }
+
+@Suite struct SessionLifetimeTests {
+    /// A session that ended is freed: nothing (registry, handle, timers,
+    /// storage completions) keeps it alive.
+    @Test func endedSessionsAreReleased() throws {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        weak var released: ClientSession?
+        do {
+            let client = server.connect()
+            try client.login("romeo", "pw")
+            client.send("<presence/>")
+            client.send("</stream:stream>")
+            released = client.session
+        }
+        server.loop.advance(by: .seconds(1))
+        #expect(released == nil)
+        #expect(server.context.sessions.count == 0)
+    }
+}
