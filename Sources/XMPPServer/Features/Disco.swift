@@ -21,7 +21,9 @@ public struct Disco: ServerFeature {
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.account]) { request in
             guard var query = Self.query(request) else { return }
             query.append(Self.identity(category: "account", type: "registered", name: nil))
-            query.append(Element("feature", namespace: NS.discoInfo, attributes: ["var": NS.discoInfo]))
+            for feature in [NS.discoInfo, NS.discoItems] {
+                query.append(Element("feature", namespace: NS.discoInfo, attributes: ["var": feature]))
+            }
             request.reply(query)
         }
         hooks.onIQ(.get, NS.discoItems, "query", to: [.host, .account]) { request in

@@ -6,18 +6,26 @@ import XMPPStorage
 /// A subscription stanza from user A to contact B is processed twice, in
 /// one storage job so that both rosters change together: outbound on A's
 /// item for B (Appendix A.2), then, if it is routed, inbound on B's item
-/// for A (A.3). The job returns a `Plan` of what to send; the loop sends
-/// it. The state machine itself is `SubscriptionState`'s transitions.
+/// for A (A.3). The job returns a `Plan` of what to send, in order; the
+/// loop sends it. The state machine itself is `SubscriptionState`'s
+/// transitions.
 enum Subscriptions {
-    /// What to send once the rosters are stored.
+    /// One thing to send once the rosters are stored.
+    enum Action: Sendable {
+        /// A roster push of `item` at `version` to `owner`'s interested resources.
+        case push(owner: JID, item: Element, version: Int)
+        /// A subscription stanza for a user (bare JID): a `subscribe` goes to
+        /// every available resource (§3.1.3), the others to the interested
+        /// ones (§3.1.6, §3.2.3, §3.3.3).
+        case deliver(to: JID, stanza: Element, type: Presence.PresenceType)
+        /// The current presence (or unavailable) of every available
+        /// resource of `from`, to `to` (§3.1.5, §3.2.2).
+        case presence(from: JID, to: JID, type: Presence.PresenceType)
+    }
+
+    /// The actions of one subscription change, in the order they are sent.
     struct Plan: Sendable {
-        /// Roster pushes: owner, pushed `<item/>`, new version.
-        var pushes: [(owner: JID, item: Element, version: Int)] = []
-        /// Stanzas for the available resources of a user (bare JID).
-        var deliveries: [(to: JID, stanza: Element)] = []
-        /// "Send the current presence (or unavailable) of every available
-        /// resource of `from` to `to`" (RFC 6121 §3.1.5, §3.2.2).
-        var presences: [(from: JID, to: JID, type: Presence.PresenceType)] = []
+        var actions: [Action] = []
     }
 
     /// Handles a subscription stanza (`subscribe`, `subscribed`,
@@ -53,6 +61,11 @@ enum Subscriptions {
         server.storage.run(on: server.loop, { stores in
             var plan = Plan()
             for type in cancellations {
+                if type == .unsubscribed {
+                    // §3.2.2: ending the contact's subscription first sends it
+                    // unavailable presence from the owner's resources.
+                    plan.actions.append(.presence(from: owner, to: contact, type: .unavailable))
+                }
                 let stanza = Element(
                     "presence", namespace: NS.client,
                     attributes: ["type": type.rawValue, "from": owner.description, "to": contact.description])
@@ -76,14 +89,14 @@ enum Subscriptions {
         // §3.1.2, §3.4.2: asking or pre-approving puts the contact in the roster.
         if type == .subscribe || outcome.state.preApproved { item.inRoster = true }
         try store(&item, outcome, owner: user, stores: stores, plan: &plan)
-        if let presence = outcome.presenceToContact, presence == .unavailable {
-            plan.presences.append((user, contact, presence))
+        if outcome.presenceToContact == .unavailable {
+            plan.actions.append(.presence(from: user, to: contact, type: .unavailable))
         }
         if outcome.forward {
             try deliverInbound(type, stanza, from: user, to: contact, stores: stores, plan: &plan)
         }
-        if let presence = outcome.presenceToContact, presence == .available {
-            plan.presences.append((user, contact, presence))
+        if outcome.presenceToContact == .available {
+            plan.actions.append(.presence(from: user, to: contact, type: .available))
         }
     }
 
@@ -114,16 +127,22 @@ enum Subscriptions {
             item.pendingInRequest = StoredStanza.serialize(stanza)
         }
         if !outcome.state.pendingIn { item.pendingInRequest = nil }
+        // The stanza reaches the user before the roster push it causes, as
+        // Prosody orders them (its scansion script presence_preapproval).
+        if outcome.forward { plan.actions.append(.deliver(to: user, stanza: stanza, type: type)) }
         try store(&item, outcome, owner: user, stores: stores, plan: &plan)
-        if outcome.forward { plan.deliveries.append((user, stanza)) }
-        if outcome.presenceToContact == .unavailable { plan.presences.append((user, sender, .unavailable)) }
+        if outcome.presenceToContact == .unavailable {
+            plan.actions.append(.presence(from: user, to: sender, type: .unavailable))
+        }
         if outcome.autoReply == .subscribed {
             // The user approved earlier: the server answers in its name, and
             // the approval reaches the sender like any `subscribed`.
             let reply = presence(.subscribed, from: user, to: sender)
             try deliverInboundToExisting(.subscribed, reply, from: user, to: sender, stores: stores, plan: &plan)
         }
-        if outcome.presenceToContact == .available { plan.presences.append((user, sender, .available)) }
+        if outcome.presenceToContact == .available {
+            plan.actions.append(.presence(from: user, to: sender, type: .available))
+        }
     }
 
     /// `owner`'s entry for `contact`, or a fresh hidden one in state "None".
@@ -146,7 +165,7 @@ enum Subscriptions {
         }
         let version = try stores.roster.put(item, of: username)
         if outcome.rosterPush, item.inRoster {
-            plan.pushes.append((owner, Roster.element(for: item), version))
+            plan.actions.append(.push(owner: owner, item: Roster.element(for: item), version: version))
         }
     }
 
@@ -174,16 +193,21 @@ enum Subscriptions {
 
     // MARK: - Loop side
 
-    /// Sends what a plan says, in order: pushes, deliveries, presence.
+    /// Sends what a plan says, in order.
     static func carryOut(_ plan: Plan, server: ServerContext) {
-        for push in plan.pushes {
-            Roster.push(push.item, version: push.version, to: push.owner, server: server)
-        }
-        for delivery in plan.deliveries {
-            for handle in server.sessions.availableSessions(of: delivery.to) { handle.deliver(delivery.stanza) }
-        }
-        for presence in plan.presences {
-            PresenceBroadcast.sendCurrentPresence(of: presence.from, to: presence.to, type: presence.type, server: server)
+        for action in plan.actions {
+            switch action {
+            case .push(let owner, let item, let version):
+                Roster.push(item, version: version, to: owner, server: server)
+            case .deliver(let user, let stanza, let type):
+                for handle in server.sessions.availableSessions(of: user) {
+                    handle.withSession { session in
+                        if type == .subscribe || session.isRosterInterested { session.send(stanza) }
+                    }
+                }
+            case .presence(let from, let to, let type):
+                PresenceBroadcast.sendCurrentPresence(of: from, to: to, type: type, server: server)
+            }
         }
     }
 }

@@ -190,6 +190,7 @@ import XMPPTestSupport
     @Test func preApprovalAnswersTheLaterRequest() throws {
         let (_, romeo, juliet) = try couple()
         _ = try rosterItems(romeo)
+        _ = try rosterItems(juliet)
         juliet.send("<presence/>")
         _ = juliet.receive()
         romeo.send("<presence type='subscribed' to='juliet@localhost'/>")
