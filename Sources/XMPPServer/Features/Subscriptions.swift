@@ -21,6 +21,8 @@ enum Subscriptions {
         /// The current presence (or unavailable) of every available
         /// resource of `from`, to `to` (§3.1.5, §3.2.2).
         case presence(from: JID, to: JID, type: Presence.PresenceType)
+        /// A presence stanza for the available resources of a user.
+        case notify(to: JID, stanza: Element)
     }
 
     /// The actions of one subscription change, in the order they are sent.
@@ -98,6 +100,12 @@ enum Subscriptions {
         if outcome.presenceToContact == .available {
             plan.actions.append(.presence(from: user, to: contact, type: .available))
         }
+        if type == .subscribed, outcome.forward, outcome.state.subscription.includesTo {
+            // Having approved a contact it already follows, the user gets
+            // the contact's current presence again, as a probe would fetch
+            // it (Prosody does this; RFC 6121 leaves it open).
+            plan.actions.append(.presence(from: contact, to: user, type: .available))
+        }
     }
 
     /// Inbound processing of a stanza from `from` at local user `to`.
@@ -130,6 +138,13 @@ enum Subscriptions {
         // The stanza reaches the user before the roster push it causes, as
         // Prosody orders them (its scansion script presence_preapproval).
         if outcome.forward { plan.actions.append(.deliver(to: user, stanza: stanza, type: type)) }
+        if type == .subscribe, outcome.forward {
+            // Receipt of a new request is acknowledged with unavailable
+            // presence from the user's bare JID: the requester does not see
+            // the user until approved. RFC 6121 §3.1.3 leaves this open;
+            // Prosody does it, and its issue1121 script expects it.
+            plan.actions.append(.notify(to: sender, stanza: presence(.unavailable, from: user, to: sender)))
+        }
         try store(&item, outcome, owner: user, stores: stores, plan: &plan)
         if outcome.presenceToContact == .unavailable {
             plan.actions.append(.presence(from: user, to: sender, type: .unavailable))
@@ -207,6 +222,8 @@ enum Subscriptions {
                 }
             case .presence(let from, let to, let type):
                 PresenceBroadcast.sendCurrentPresence(of: from, to: to, type: type, server: server)
+            case .notify(let user, let stanza):
+                PresenceBroadcast.deliver(stanza, to: user, server: server)
             }
         }
     }
