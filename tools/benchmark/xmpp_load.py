@@ -1,0 +1,253 @@
+"""A light XMPP load client: full c2s logins on raw asyncio sockets.
+
+One login is: TCP connect, stream header, optionally STARTTLS and the TLS
+handshake, SASL SCRAM-SHA-1 (RFC 5802, RFC 6120 §6), stream restart,
+resource binding (RFC 6120 §7), then `</stream:stream>` and close.
+
+The client is kept cheap so that the server, not the client, is what the
+measurement sees: no XML parser (it waits for the closing tag it expects),
+and SCRAM's PBKDF2 is computed once per account and salt, as RFC 5802 §5.1
+allows a client to cache it. Everything else is done per login, including
+checking the server's signature.
+"""
+import asyncio
+import base64
+import hashlib
+import hmac
+import re
+import secrets
+import ssl
+import time
+
+STREAM_HEADER = (
+    "<?xml version='1.0'?><stream:stream to='{domain}' version='1.0' xml:lang='en' "
+    "xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>"
+)
+MECHANISM = "SCRAM-SHA-1"
+READ_SIZE = 65536
+
+FEATURES_END = re.compile(rb"</(?:stream:)?features>")
+PROCEED = re.compile(rb"<proceed\b[^>]*/>|</proceed>")
+CHALLENGE = re.compile(rb"<challenge\b[^>]*>([^<]*)</challenge>")
+SUCCESS = re.compile(rb"<success\b[^>]*?(?:/>|>([^<]*)</success>)")
+IQ_END = re.compile(rb"<iq\b[^>]*?(?:/>|>.*?</iq>)", re.S)
+STREAM_END = re.compile(rb"</stream:stream>")
+FAILURE = re.compile(rb"<(?:stream:error|failure)\b.*?(?:/>|</(?:stream:error|failure)>)", re.S)
+
+
+class LoginError(Exception):
+    """A login step that did not go as a conforming server would make it go."""
+
+
+class SCRAMCache:
+    """SaltedPassword-derived keys per (user, salt, iterations): RFC 5802 §5.1
+    lets a client store them so that only the HMACs are per login."""
+
+    def __init__(self):
+        self._keys = {}
+
+    def keys(self, password, salt, iterations):
+        """(ClientKey, StoredKey, ServerKey) for this salt and count."""
+        cache_key = (password, salt, iterations)
+        keys = self._keys.get(cache_key)
+        if keys is None:
+            salted = hashlib.pbkdf2_hmac("sha1", password.encode(), salt, iterations)
+            client_key = hmac.digest(salted, b"Client Key", "sha1")
+            server_key = hmac.digest(salted, b"Server Key", "sha1")
+            keys = (client_key, hashlib.sha1(client_key).digest(), server_key)
+            self._keys[cache_key] = keys
+        return keys
+
+
+class Connection:
+    """One client stream: a reader, a writer and what has been read so far."""
+
+    def __init__(self, reader, writer):
+        self.reader = reader
+        self.writer = writer
+        self.buffer = b""
+
+    async def expect(self, pattern):
+        """Reads until `pattern` matches, consumes through the match and
+        returns it; raises LoginError on a stream error, a SASL failure or
+        the end of the connection. (Deadlines are the caller's.)"""
+        while True:
+            match = pattern.search(self.buffer)
+            if match:
+                self.buffer = self.buffer[match.end():]
+                return match
+            failure = FAILURE.search(self.buffer)
+            if failure:
+                raise LoginError(failure.group(0)[:200].decode(errors="replace"))
+            chunk = await self.reader.read(READ_SIZE)
+            if not chunk:
+                raise LoginError("connection closed waiting for " + pattern.pattern.decode()[:40])
+            self.buffer += chunk
+
+    def send(self, text):
+        self.writer.write(text.encode())
+
+    async def open_stream(self, domain):
+        """Sends a stream header and waits for the stream features."""
+        self.send(STREAM_HEADER.format(domain=domain))
+        return await self.expect(FEATURES_END)
+
+    def abort(self):
+        """Drops the connection at once (no closing handshake)."""
+        self.writer.transport.abort()
+
+
+class Target:
+    """Where and how to log in: the server's address, domain, TLS or not."""
+
+    def __init__(self, host, port, domain, use_tls, timeout=20.0):
+        self.host, self.port, self.domain = host, port, domain
+        self.use_tls = use_tls
+        self.timeout = timeout
+        # Certificates are not verified (the same for both servers), and no
+        # CA store is loaded: with OpenSSL 3 a context holding the system
+        # store makes every client handshake markedly dearer. Each login is
+        # still a full handshake (no session resumption).
+        self.tls_context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        self.tls_context.check_hostname = False
+        self.tls_context.verify_mode = ssl.CERT_NONE
+        self.scram = SCRAMCache()
+        self.tls_version = None
+
+
+async def open_session(target, user, password, resource):
+    """Logs in up to a bound resource and returns the open Connection.
+    Raises TimeoutError after `target.timeout` seconds."""
+    async with asyncio.timeout(target.timeout):
+        reader, writer = await asyncio.open_connection(target.host, target.port, limit=READ_SIZE)
+        conn = Connection(reader, writer)
+        try:
+            await negotiate(conn, target, user, password, resource)
+        except BaseException:
+            conn.abort()
+            raise
+    return conn
+
+
+async def negotiate(conn, target, user, password, resource):
+    """Stream header to bound resource, on a connected `conn`."""
+    await conn.open_stream(target.domain)
+    if target.use_tls:
+        conn.send("<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>")
+        await conn.expect(PROCEED)
+        await conn.writer.start_tls(target.tls_context, server_hostname=target.domain)
+        target.tls_version = target.tls_version or conn.writer.get_extra_info("ssl_object").version()
+        await conn.open_stream(target.domain)
+    await authenticate(conn, target, user, password)
+    await conn.open_stream(target.domain)
+    conn.send(
+        "<iq type='set' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'>"
+        f"<resource>{resource}</resource></bind></iq>")
+    iq = (await conn.expect(IQ_END)).group(0)
+    if b"type='result'" not in iq and b'type="result"' not in iq:
+        raise LoginError("bind failed: " + iq[:200].decode(errors="replace"))
+
+
+async def authenticate(conn, target, user, password):
+    """SASL SCRAM-SHA-1 without channel binding (gs2 header `n,,`)."""
+    client_nonce = secrets.token_urlsafe(18)
+    client_first_bare = f"n={user},r={client_nonce}"
+    conn.send(
+        f"<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='{MECHANISM}'>"
+        + base64.b64encode(b"n,," + client_first_bare.encode()).decode() + "</auth>")
+    server_first = base64.b64decode((await conn.expect(CHALLENGE)).group(1))
+    fields = dict(item.split(b"=", 1) for item in server_first.split(b","))
+    nonce, salt, iterations = fields[b"r"], base64.b64decode(fields[b"s"]), int(fields[b"i"])
+    if not nonce.startswith(client_nonce.encode()):
+        raise LoginError("server nonce does not extend the client nonce")
+    client_key, stored_key, server_key = target.scram.keys(password, salt, iterations)
+    without_proof = b"c=biws,r=" + nonce
+    auth_message = client_first_bare.encode() + b"," + server_first + b"," + without_proof
+    signature = hmac.digest(stored_key, auth_message, "sha1")
+    proof = bytes(a ^ b for a, b in zip(client_key, signature))
+    client_final = without_proof + b",p=" + base64.b64encode(proof)
+    conn.send(
+        "<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>"
+        + base64.b64encode(client_final).decode() + "</response>")
+    success = (await conn.expect(SUCCESS)).group(1)
+    expected = b"v=" + base64.b64encode(hmac.digest(server_key, auth_message, "sha1"))
+    if base64.b64decode(success or b"") != expected:
+        raise LoginError("server signature missing or wrong")
+
+
+async def login_once(target, user, password, resource):
+    """One full login, ended by `</stream:stream>`, the server's reply to
+    it (RFC 6120 §4.4) and closing the socket (after TLS close_notify)."""
+    conn = await open_session(target, user, password, resource)
+    try:
+        async with asyncio.timeout(target.timeout):
+            conn.send("</stream:stream>")
+            await conn.expect(STREAM_END)
+            conn.writer.close()
+            try:
+                await conn.writer.wait_closed()
+            except (ConnectionError, ssl.SSLError):
+                pass  # the server may close before answering close_notify
+    except BaseException:
+        conn.abort()
+        raise
+
+
+class Outcome:
+    """What a batch of logins or session openings produced."""
+
+    def __init__(self):
+        self.ok = 0
+        self.latencies = []
+        self.errors = {}
+
+    def record_error(self, error):
+        text = f"{type(error).__name__}: {error}"[:160]
+        self.errors[text] = self.errors.get(text, 0) + 1
+
+    def percentile(self, fraction):
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def run_logins(target, accounts, total, concurrency):
+    """`total` logins from `concurrency` connections at a time, cycling
+    through `accounts` [(user, password)]. Returns an Outcome."""
+    outcome = Outcome()
+    next_index = iter(range(total))
+
+    async def worker():
+        for index in next_index:
+            user, password = accounts[index % len(accounts)]
+            started = time.perf_counter()
+            try:
+                await login_once(target, user, password, f"r{index}")
+            except Exception as error:  # counted, whatever it is: the run goes on
+                outcome.record_error(error)
+                continue
+            outcome.latencies.append(time.perf_counter() - started)
+            outcome.ok += 1
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return outcome
+
+
+async def open_sessions(target, accounts, count, concurrency, first_index, sessions):
+    """Opens `count` bound sessions (kept open, appended to `sessions`)."""
+    outcome = Outcome()
+    next_index = iter(range(first_index, first_index + count))
+
+    async def worker():
+        for index in next_index:
+            user, password = accounts[index % len(accounts)]
+            try:
+                sessions.append(await open_session(target, user, password, f"idle{index}"))
+            except Exception as error:  # counted, whatever it is: the run goes on
+                outcome.record_error(error)
+                continue
+            outcome.ok += 1
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return outcome
