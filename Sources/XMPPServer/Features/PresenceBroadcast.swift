@@ -93,8 +93,16 @@ enum PresenceBroadcast {
         let server = session.server
         for item in items where item.state.subscription == .to || item.state.subscription == .both {
             guard let contact = try? JID(item.contact) else { continue }
-            for handle in server.sessions.availableSessions(of: contact) {
+            let available = server.sessions.availableSessions(of: contact)
+            for handle in available {
                 if let current = handle.presence?.presence { session.send(current) }
+            }
+            if available.isEmpty {
+                // §4.3.2: the probe's answer for a contact with no
+                // available resource is unavailable presence.
+                session.send(
+                    Element("presence", namespace: NS.client,
+                        attributes: ["type": "unavailable", "from": contact.description, "to": jid.description]))
             }
         }
         for handle in server.sessions.availableSessions(of: jid.bare) where handle.jid != jid {

@@ -275,3 +275,76 @@ import XMPPTestSupport
         #expect(echo?[attribute: "from"] == "romeo@localhost/orchard")
     }
 }
+
+/// RFC 6121 §8.5 and RFC 6120 §10 routing rules beyond chat.
+@Suite struct RoutingRuleTests {
+    private func couple() throws -> (TestServer, TestClient, TestClient) {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        try server.addUser("juliet", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw", resource: "orchard")
+        let juliet = server.connect()
+        try juliet.login("juliet", "pw", resource: "balcony")
+        juliet.send("<presence/>")
+        _ = juliet.receive()
+        return (server, romeo, juliet)
+    }
+
+    @Test func groupchatToABareJIDIsServiceUnavailable() throws {
+        let (_, romeo, juliet) = try couple()
+        romeo.send("<message to='juliet@localhost' type='groupchat'><body>all</body></message>")
+        #expect(try romeo.receiveOne().child("error")?.child("service-unavailable", namespace: NS.stanzas) != nil)
+        #expect(juliet.receiveElements().isEmpty)
+    }
+
+    @Test func headlineGoesToEveryAvailableResource() throws {
+        let (server, romeo, juliet) = try couple()
+        let other = server.connect()
+        try other.login("juliet", "pw", resource: "chamber")
+        other.send("<presence><priority>1</priority></presence>")
+        _ = other.receive()
+        _ = juliet.receive()
+        romeo.send("<message to='juliet@localhost' type='headline'><body>news</body></message>")
+        #expect(juliet.receiveElements().first?.childText("body") == "news")
+        #expect(other.receiveElements().first?.childText("body") == "news")
+    }
+
+    @Test func iqToAnotherUsersBareJIDIsAnsweredByTheServer() throws {
+        let (_, romeo, juliet) = try couple()
+        romeo.send("<iq type='get' id='q' to='juliet@localhost'><query xmlns='urn:example:unknown'/></iq>")
+        let reply = try romeo.receiveOne()
+        #expect(reply[attribute: "from"] == "juliet@localhost")
+        #expect(reply.child("error")?.child("service-unavailable", namespace: NS.stanzas) != nil)
+        #expect(juliet.receiveElements().isEmpty)
+    }
+
+    @Test func iqToAConnectedFullJIDIsDeliveredAndToAGoneOneBounced() throws {
+        let (_, romeo, juliet) = try couple()
+        romeo.send("<iq type='get' id='v' to='juliet@localhost/balcony'><query xmlns='jabber:iq:version'/></iq>")
+        let delivered = juliet.receiveElements().first
+        #expect(delivered?[attribute: "from"] == "romeo@localhost/orchard")
+        romeo.send("<iq type='get' id='w' to='juliet@localhost/gone'><query xmlns='jabber:iq:version'/></iq>")
+        #expect(try romeo.receiveOne().child("error")?.child("service-unavailable", namespace: NS.stanzas) != nil)
+    }
+
+    @Test func probeAnswerForAnUnavailableContactIsUnavailable() throws {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        try server.addUser("juliet", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw")
+        let juliet = server.connect()
+        try juliet.login("juliet", "pw")
+        for client in [romeo, juliet] {
+            client.send("<iq type='get' id='r'><query xmlns='jabber:iq:roster'/></iq>")
+        }
+        romeo.send("<presence type='subscribe' to='juliet@localhost'/>")
+        juliet.send("<presence type='subscribed' to='romeo@localhost'/>")
+        juliet.send("</stream:stream>")
+        _ = romeo.receive()
+        romeo.send("<presence/>")
+        let answer = romeo.receiveElements().first { $0[attribute: "from"] == "juliet@localhost" }
+        #expect(answer?[attribute: "type"] == "unavailable")
+    }
+}
