@@ -66,6 +66,8 @@ public final class ClientSession {
     public var isRosterInterested = false
     /// This session's entry in the registry, once bound.
     public internal(set) var handle: SessionHandle?
+    /// Whether the client said its user is not looking (XEP-0352).
+    public var isInactive = false
     /// Entities this resource sent directed available presence to, which
     /// get its unavailable presence when it goes away (RFC 6121 §4.6.3).
     var directedPresence: Set<JID> = []

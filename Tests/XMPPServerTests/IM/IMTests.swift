@@ -348,3 +348,23 @@ import XMPPTestSupport
         #expect(answer?[attribute: "type"] == "unavailable")
     }
 }
+
+@Suite struct ClientStateIndicationTests {
+    /// XMPPFramework sends CSI without checking the feature: it must never
+    /// end the stream.
+    @Test func csiNonzasAreAcceptedAndRecorded() throws {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        let client = server.connect()
+        try client.openStream()
+        let features = try client.authenticate("romeo", "pw")
+        #expect(features.child("csi", namespace: NS.csi) != nil)
+        try client.bind("phone")
+        client.send("<inactive xmlns='urn:xmpp:csi:0'/>")
+        #expect(client.session.isInactive)
+        client.send("<active xmlns='urn:xmpp:csi:0'/>")
+        #expect(!client.session.isInactive)
+        #expect(client.receiveElements().isEmpty)
+        #expect(!client.isClosed)
+    }
+}
