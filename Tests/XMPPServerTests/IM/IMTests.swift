@@ -3,20 +3,23 @@ import XMPPCore
 @testable import XMPPServer
 import XMPPTestSupport
 
+/// A server with romeo (orchard) and juliet (balcony), both logged in and
+/// not yet available.
+private func romeoAndJuliet() throws -> (TestServer, TestClient, TestClient) {
+    let server = try TestServer()
+    try server.addUser("romeo", password: "pw")
+    try server.addUser("juliet", password: "pw")
+    let romeo = server.connect()
+    try romeo.login("romeo", "pw", resource: "orchard")
+    let juliet = server.connect()
+    try juliet.login("juliet", "pw", resource: "balcony")
+    return (server, romeo, juliet)
+}
+
 /// RFC 6121 end to end on the in-memory server: roster, subscriptions,
 /// presence and message delivery between two users.
 @Suite struct IMTests {
-    /// A server with romeo and juliet, both logged in (not yet available).
-    private func couple() throws -> (TestServer, TestClient, TestClient) {
-        let server = try TestServer()
-        try server.addUser("romeo", password: "pw")
-        try server.addUser("juliet", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw", resource: "orchard")
-        let juliet = server.connect()
-        try juliet.login("juliet", "pw", resource: "balcony")
-        return (server, romeo, juliet)
-    }
+    private func couple() throws -> (TestServer, TestClient, TestClient) { try romeoAndJuliet() }
 
     private func rosterItems(_ client: TestClient) throws -> [Element] {
         client.send("<iq type='get' id='r'><query xmlns='jabber:iq:roster'/></iq>")
@@ -278,14 +281,9 @@ import XMPPTestSupport
 
 /// RFC 6121 §8.5 and RFC 6120 §10 routing rules beyond chat.
 @Suite struct RoutingRuleTests {
+    /// Romeo and juliet logged in, juliet available.
     private func couple() throws -> (TestServer, TestClient, TestClient) {
-        let server = try TestServer()
-        try server.addUser("romeo", password: "pw")
-        try server.addUser("juliet", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw", resource: "orchard")
-        let juliet = server.connect()
-        try juliet.login("juliet", "pw", resource: "balcony")
+        let (server, romeo, juliet) = try romeoAndJuliet()
         juliet.send("<presence/>")
         _ = juliet.receive()
         return (server, romeo, juliet)
