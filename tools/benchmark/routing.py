@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""Message routing: swiftletd, Prosody and ejabberd on this machine, in one run.
+
+For each server, in rounds (swiftletd, Prosody, ejabberd, swiftletd, …),
+each round on a freshly started process, without TLS:
+  1. routed messages: for each pair count, that many senders and receivers
+     logged in, bound and available; sender i sends chat messages to the
+     bare JID of receiver i, keeping `--window` in flight, for
+     `--seconds` (after a warm-up). Reports messages/s, end-to-end latency
+     (p50, p99, measured at the receiver), the server's CPU time per
+     message (utime+stime from /proc) and the client's CPU share;
+  2. offline messages (XEP-0160): `--offline` messages from 10 senders to a
+     user who is offline (store phase, until every sender's ping after
+     them is answered), then that user logs in and sends initial presence
+     (delivery phase, until the last message arrives).
+Every message is checked to arrive exactly once, at its own receiver.
+Medians over the rounds are printed as Markdown tables (JSON with --json).
+
+Usage: routing.py --swiftletd PATH [options]   (see --help)
+"""
+import argparse
+import asyncio
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import benchmark
+import ejabberd
+import routing_load
+import servers
+import xmpp_load
+
+PASSWORD = "bench-password"
+OFFLINE_SENDERS = 10
+OFFLINE_USER = "offline0"
+OFFLINE_DELIVERY_SECONDS = 60
+DRAIN_SECONDS = 10  # after sending stops, for the messages in flight
+SERVER_NAMES = ("swiftletd", "prosody", "ejabberd")
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--swiftletd", required=True, help="the swiftletd binary (a release build)")
+    parser.add_argument("--servers", default=",".join(SERVER_NAMES), help="servers to run, in this order")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds over all servers (medians are reported)")
+    parser.add_argument("--pairs", default="50,200", help="sender/receiver pair counts, ascending")
+    parser.add_argument("--window", type=int, default=16, help="messages in flight per pair")
+    parser.add_argument("--seconds", type=float, default=5, help="seconds of sending per measurement")
+    parser.add_argument("--warmup-seconds", type=float, default=1, help="seconds of sending before each")
+    parser.add_argument("--max-messages", type=int, default=1_000_000,
+                        help="messages per measurement at most (sending stops at the first of the two)")
+    parser.add_argument("--offline", type=int, default=5000, help="messages stored for the offline user")
+    parser.add_argument("--swiftletd-threads", type=int, default=1, help="swiftletd's event loop threads")
+    parser.add_argument("--event-loop", choices=("uvloop", "asyncio"), default=None,
+                        help="the client's event loop (default: uvloop if installed, else asyncio)")
+    parser.add_argument("--revision", default="unknown", help="swiftletd's source revision, for the report")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the temp dir (server logs)")
+    arguments = parser.parse_args()
+    arguments.pair_counts = [int(count) for count in arguments.pairs.split(",")]
+    if arguments.event_loop is None:
+        arguments.event_loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+    arguments.server_names = arguments.servers.split(",")
+    unknown = set(arguments.server_names) - set(SERVER_NAMES)
+    if unknown:
+        parser.error(f"unknown servers: {', '.join(sorted(unknown))}")
+    return arguments
+
+
+class RoutingSwiftletd(servers.Swiftletd):
+    """swiftletd as in servers.py, with a config file that raises the
+    offline quota (default 1000) so that the offline phase fits (Prosody
+    has no quota; ejabberd's is raised the same way) and sets `threads`."""
+
+    def __init__(self, directory, binary, threads):
+        super().__init__(directory, binary)
+        self.config_path = os.path.join(directory, "swiftletd.conf")
+        with open(self.config_path, "w") as config:
+            config.write(f"offline_quota = 1000000\nthreads = {threads}\n")
+
+    def command(self):
+        return super().command() + ["--config", self.config_path]
+
+
+def user_names(arguments):
+    most = max(arguments.pair_counts)
+    return ([f"sender{i}" for i in range(most)], [f"receiver{i}" for i in range(most)], [OFFLINE_USER])
+
+
+async def create_accounts(server, users):
+    """Every account, with the server's own tool or, for ejabberd, by
+    in-band registration on a short-lived instance."""
+    if isinstance(server, ejabberd.Ejabberd):
+        server.start()
+        try:
+            await server.register([(user, PASSWORD) for user in users])
+        finally:
+            server.stop()
+    else:
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda user: server.add_user(user, PASSWORD), users))
+
+
+def percentile(ordered, fraction):
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def session_errors(sessions):
+    count = sum(session.errors for session in sessions)
+    sample = next((session.first_error for session in sessions if session.first_error), None)
+    return count, sample
+
+
+async def measure_routing(server, senders, receivers, arguments, run_ids):
+    """A warm-up run, then the measured one, on the given pairs."""
+    pairs, per_pair = len(senders), max(1, arguments.max_messages // len(senders))
+    warmup = routing_load.RoutingRun(next(run_ids), senders, receivers, per_pair, arguments.window)
+    await warmup.run(arguments.warmup_seconds, DRAIN_SECONDS)
+    warmup.detach(receivers)
+    errors_before, _ = session_errors(senders + receivers)
+    run = routing_load.RoutingRun(next(run_ids), senders, receivers, per_pair, arguments.window)
+    server_cpu, client_cpu = server.cpu_seconds(), benchmark.client_cpu_seconds()
+    await run.run(arguments.seconds, DRAIN_SECONDS)
+    server_cpu = server.cpu_seconds() - server_cpu
+    client_cpu = benchmark.client_cpu_seconds() - client_cpu
+    run.detach(receivers)
+    wall = (run.last_received_ns - run.started_ns) / 1e9
+    errors, sample = session_errors(senders + receivers)
+    latencies = sorted(run.latencies_ns)
+    return {
+        "server": server.name, "pairs": pairs, "window": arguments.window,
+        "sent": run.total_sent, "received": run.received, "lost": run.lost, "duplicates": run.duplicates,
+        "misrouted": run.misrouted, "stale": run.stale, "reordered": run.reordered,
+        "warmup_lost": warmup.lost, "warmup_duplicates": warmup.duplicates + warmup.misrouted,
+        "reached_max_messages": not run.stopped, "errors": errors - errors_before, "error_sample": sample,
+        "wall_s": wall, "msgs_per_s": run.received / wall if wall > 0 else 0.0,
+        "p50_ms": percentile(latencies, 0.50) / 1e6, "p99_ms": percentile(latencies, 0.99) / 1e6,
+        "server_cpu_s": server_cpu, "server_cpu_us_per_msg": server_cpu / run.received * 1e6 if run.received else None,
+        "server_cpu_share": server_cpu / wall if wall > 0 else None,
+        "client_cpu_share": client_cpu / wall if wall > 0 else None,
+    }
+
+
+async def measure_offline(server, target, senders, arguments, run_ids):
+    """Store phase, then delivery phase, for one offline user."""
+    run = routing_load.OfflineRun(next(run_ids), senders, f"{OFFLINE_USER}@{target.domain}", arguments.offline)
+    errors_before, _ = session_errors(senders)
+    cpu, started = server.cpu_seconds(), time.perf_counter()
+    await run.store()
+    store_s, store_cpu = time.perf_counter() - started, server.cpu_seconds() - cpu
+    errors, sample = session_errors(senders)
+    conn = await xmpp_load.open_session(target, OFFLINE_USER, PASSWORD, "offline")
+    recipient = routing_load.Session(conn, OFFLINE_USER, target.domain)
+    try:
+        cpu, started_ns = server.cpu_seconds(), time.perf_counter_ns()
+        await run.deliver(recipient, OFFLINE_DELIVERY_SECONDS)
+        deliver_cpu = server.cpu_seconds() - cpu
+    finally:
+        recipient.close()
+    deliver_s = (run.last_received_ns - started_ns) / 1e9 if run.received else float("nan")
+    return {
+        "server": server.name, "messages": arguments.offline, "received": run.received,
+        "lost": arguments.offline - run.received, "duplicates": run.duplicates, "stale": run.stale,
+        "errors": errors - errors_before + recipient.errors, "error_sample": sample or recipient.first_error,
+        "store_s": store_s, "store_msgs_per_s": arguments.offline / store_s,
+        "store_cpu_us_per_msg": store_cpu / arguments.offline * 1e6,
+        "deliver_s": deliver_s, "deliver_msgs_per_s": run.received / deliver_s if run.received else 0.0,
+        "deliver_cpu_us_per_msg": deliver_cpu / run.received * 1e6 if run.received else None,
+    }
+
+
+async def measure_server(server, arguments, round_number):
+    """One round on a fresh process: every pair count, then offline."""
+    senders_names, receiver_names, _ = user_names(arguments)
+    run_ids = iter(range(1, 1_000_000))
+    target = xmpp_load.Target("127.0.0.1", server.port, servers.DOMAIN, False)
+    senders, receivers, results = [], [], {"routing": [], "offline": []}
+    server.start()
+    try:
+        for pairs in arguments.pair_counts:
+            benchmark.log(f"round {round_number}: {server.name}, {pairs} pairs")
+            senders += await routing_load.open_available(
+                target, senders_names[len(senders):pairs], PASSWORD, 16)
+            receivers += await routing_load.open_available(
+                target, receiver_names[len(receivers):pairs], PASSWORD, 16)
+            result = await measure_routing(server, senders, receivers, arguments, run_ids)
+            results["routing"].append(dict(result, round=round_number))
+        benchmark.log(f"round {round_number}: {server.name}, {arguments.offline} offline messages")
+        result = await measure_offline(server, target, senders[:OFFLINE_SENDERS], arguments, run_ids)
+        results["offline"].append(dict(result, round=round_number))
+    finally:
+        for session in senders + receivers:
+            session.close()
+        await asyncio.sleep(0.5)  # let the server see the disconnects
+        server.stop()
+    return results
+
+
+async def run(arguments, workdir, report, started):
+    """Accounts, then the rounds; fills `report`. Servers are appended to
+    `started` as soon as they exist, for the caller to stop."""
+    chosen = []
+    for name in arguments.server_names:
+        directory = os.path.join(workdir, name)
+        if name == "swiftletd":
+            chosen.append(RoutingSwiftletd(directory, arguments.swiftletd, arguments.swiftletd_threads))
+        elif name == "prosody":
+            chosen.append(servers.Prosody(directory))
+        elif ejabberd.available():
+            chosen.append(ejabberd.Ejabberd(directory))
+        else:
+            report["skipped"].append("ejabberd (not installed: apt-get install ejabberd)")
+            benchmark.log("ejabberd is not installed; skipped")
+    started += chosen
+    users = [user for group in user_names(arguments) for user in group]
+    for server in chosen:
+        benchmark.log(f"creating {len(users)} accounts on {server.name}")
+        await create_accounts(server, users)
+        report["versions"][server.name] = server.version()
+    for round_number in range(1, arguments.rounds + 1):
+        for server in chosen:
+            results = await benchmark.with_deadline(
+                measure_server(server, arguments, round_number), 300, f"{server.name} round {round_number}")
+            report["routing"] += results["routing"]
+            report["offline"] += results["offline"]
+
+
+def median_of(rows, key):
+    values = [row[key] for row in rows if row.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def ratio(ours, theirs):
+    return f"{ours / theirs:.2f}x" if ours and theirs else "n/a"
+
+
+def format_tables(report, arguments):
+    """Medians per server as Markdown, with swiftletd's ratios to the others."""
+    machine, names = report["machine"], [name for name in SERVER_NAMES if name in report["versions"]]
+    lines = [
+        "; ".join(report["versions"][name] for name in names) + f"; swiftletd revision {arguments.revision}",
+        f"{machine['date']}; {machine['nproc']} CPUs ({machine['cpu']}); kernel {machine['kernel']}; "
+        f"load average {machine['load_average_at_start'][0]:.1f} at start, "
+        f"{machine.get('load_average_at_end', [0])[0]:.1f} at end",
+        f"No TLS; chat messages to bare JIDs; window {arguments.window} per pair; {arguments.seconds:g} s of "
+        f"sending per cell after {arguments.warmup_seconds:g} s of warm-up; swiftletd threads: "
+        f"{arguments.swiftletd_threads}; "
+        f"medians of {arguments.rounds} rounds (min-max of messages/s in brackets); "
+        f"client event loop: {arguments.event_loop}",
+        "",
+        "| pairs | server | msgs/s | p50 ms | p99 ms | server CPU µs/msg | server CPU | client CPU "
+        "| lost | dup | misrouted | error stanzas |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    medians = {}
+    for pairs in arguments.pair_counts:
+        for name in names:
+            rows = [r for r in report["routing"] if r["server"] == name and r["pairs"] == pairs]
+            if not rows:
+                continue
+            m = {key: median_of(rows, key) for key in (
+                "msgs_per_s", "p50_ms", "p99_ms", "server_cpu_us_per_msg", "server_cpu_share", "client_cpu_share")}
+            medians[(name, pairs)] = m
+            rates = [r["msgs_per_s"] for r in rows]
+            lines.append(
+                f"| {pairs} | {name} | {m['msgs_per_s']:.0f} ({min(rates):.0f}-{max(rates):.0f}) | "
+                f"{m['p50_ms']:.1f} | {m['p99_ms']:.1f} | {m['server_cpu_us_per_msg']:.1f} | "
+                f"{m['server_cpu_share']:.0%} | {m['client_cpu_share']:.0%} | "
+                f"{sum(r['lost'] + r['warmup_lost'] for r in rows)} | "
+                f"{sum(r['duplicates'] + r['warmup_duplicates'] for r in rows)} | "
+                f"{sum(r['misrouted'] for r in rows)} | {sum(r['errors'] for r in rows)} |")
+        ours = medians.get(("swiftletd", pairs))
+        for other in names[1:]:
+            theirs = medians.get((other, pairs))
+            if ours and theirs and "swiftletd" in names:
+                lines.append(
+                    f"| {pairs} | **swiftletd / {other}** | **{ratio(ours['msgs_per_s'], theirs['msgs_per_s'])}** | "
+                    f"{ratio(ours['p50_ms'], theirs['p50_ms'])} | {ratio(ours['p99_ms'], theirs['p99_ms'])} | "
+                    f"{ratio(ours['server_cpu_us_per_msg'], theirs['server_cpu_us_per_msg'])} | | | | | | |")
+    lines += [
+        "",
+        f"| offline ({arguments.offline} msgs) | store msgs/s | deliver msgs/s | store CPU µs/msg "
+        "| deliver CPU µs/msg | lost | dup | error stanzas |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name in names:
+        rows = [r for r in report["offline"] if r["server"] == name]
+        if rows:
+            m = {key: median_of(rows, key) for key in (
+                "store_msgs_per_s", "deliver_msgs_per_s", "store_cpu_us_per_msg", "deliver_cpu_us_per_msg")}
+            lines.append(
+                f"| {name} | {m['store_msgs_per_s']:.0f} | {m['deliver_msgs_per_s']:.0f} | "
+                f"{m['store_cpu_us_per_msg']:.1f} | {m['deliver_cpu_us_per_msg'] or 0:.1f} | "
+                f"{sum(r['lost'] for r in rows)} | {sum(r['duplicates'] for r in rows)} | "
+                f"{sum(r['errors'] for r in rows)} |")
+    notes = []
+    for r in report["routing"] + report["offline"]:
+        remarks = [text for text, shown in (
+            ("reached --max-messages before the time", r.get("reached_max_messages")),
+            (f"{r.get('reordered')} messages overtaken within a pair", r.get("reordered")),
+            (f"{r.get('stale')} messages of an earlier run", r.get("stale")),
+            (f"first error: {r.get('error_sample')}", r.get("error_sample"))) if shown]
+        if remarks:
+            where = f"{r['pairs']} pairs" if "pairs" in r else "offline"
+            notes.append(f"- {r['server']} round {r['round']}, {where}: " + "; ".join(remarks))
+    notes += [f"- skipped: {text}" for text in report["skipped"]]
+    if notes:
+        lines += ["", "Notes:"] + notes
+    return "\n".join(lines)
+
+
+def main():
+    if sys.version_info < (3, 11):
+        sys.exit("routing.py needs Python 3.11 or later (asyncio.timeout)")
+    arguments = parse_arguments()
+    benchmark.raise_fd_limit(4 * max(arguments.pair_counts) + 1024)
+    # SIGTERM unwinds like Ctrl-C, through the cleanup below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    workdir = tempfile.mkdtemp(prefix="swiftlet-routing-")
+    report = {"machine": benchmark.machine_description(), "versions": {}, "routing": [], "offline": [],
+              "skipped": [], "settings": {key: value for key, value in vars(arguments).items()}}
+    started = []
+    try:
+        if arguments.event_loop == "uvloop":
+            import uvloop  # optional (pip install uvloop): a cheaper client loop
+            loop_factory = uvloop.new_event_loop
+        else:
+            loop_factory = None
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            runner.run(run(arguments, workdir, report, started))
+        report["machine"]["load_average_at_end"] = os.getloadavg()
+    finally:
+        for server in started:
+            server.stop()
+        if arguments.keep:
+            benchmark.log(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(format_tables(report, arguments))
+    if arguments.json:
+        with open(arguments.json, "w") as output:
+            json.dump(report, output, indent=2)
+
+
+if __name__ == "__main__":
+    main()
