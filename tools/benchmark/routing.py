@@ -207,7 +207,9 @@ async def measure_server(server, arguments, round_number):
 
 async def run(arguments, workdir, report, started):
     """Accounts, then the rounds; fills `report`. Servers are appended to
-    `started` as soon as they exist, for the caller to stop."""
+    `started` as soon as they exist, for the caller to stop. SIGTERM
+    cancels this task, so that every `finally` on the way out runs."""
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
     chosen = []
     for name in arguments.server_names:
         directory = os.path.join(workdir, name)
@@ -323,8 +325,6 @@ def main():
         sys.exit("routing.py needs Python 3.11 or later (asyncio.timeout)")
     arguments = parse_arguments()
     benchmark.raise_fd_limit(4 * max(arguments.pair_counts) + 1024)
-    # SIGTERM unwinds like Ctrl-C, through the cleanup below.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     workdir = tempfile.mkdtemp(prefix="swiftlet-routing-")
     report = {"machine": benchmark.machine_description(), "versions": {}, "routing": [], "offline": [],
               "skipped": [], "settings": {key: value for key, value in vars(arguments).items()}}
@@ -338,6 +338,9 @@ def main():
         with asyncio.Runner(loop_factory=loop_factory) as runner:
             runner.run(run(arguments, workdir, report, started))
         report["machine"]["load_average_at_end"] = os.getloadavg()
+    except asyncio.CancelledError:
+        benchmark.log("stopped by SIGTERM")
+        sys.exit(143)
     finally:
         for server in started:
             server.stop()
