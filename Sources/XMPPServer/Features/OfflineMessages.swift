@@ -53,9 +53,11 @@ enum OfflineMessages {
         session.withStorage({ stores in try stores.offline.messages(for: username) }) { result in
             guard case .success(let messages) = result, !messages.isEmpty else { return }
             var delivered: Set<Int> = []
+            let formatter = ISO8601DateFormatter()  // costly to make: one per batch
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             for stored in messages {
                 guard var element = StoredStanza.parse(stored.stanza) else { continue }
-                element.append(delay(stored.timestamp, from: domain))
+                element.append(delay(stored.timestamp, from: domain, formatter: formatter))
                 session.send(element)
                 delivered.insert(stored.id)
             }
@@ -65,9 +67,7 @@ enum OfflineMessages {
     }
 
     /// `<delay xmlns='urn:xmpp:delay' from='domain' stamp='…Z'/>` (XEP-0203).
-    private static func delay(_ milliseconds: Int, from domain: String) -> Element {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    private static func delay(_ milliseconds: Int, from domain: String, formatter: ISO8601DateFormatter) -> Element {
         let stamp = formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
         return Element("delay", namespace: NS.delay, attributes: ["from": domain, "stamp": stamp])
     }
