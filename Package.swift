@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "XMPPCore", targets: ["XMPPCore"]),
         .library(name: "XMPPStorage", targets: ["XMPPStorage"]),
         .library(name: "XMPPNet", targets: ["XMPPNet"]),
+        .library(name: "XMPPClient", targets: ["XMPPClient"]),
         .executable(name: "swiftletd", targets: ["swiftletd"]),
         .executable(name: "swiftlet", targets: ["swiftlet"]),
     ],
@@ -41,6 +42,11 @@ let package = Package(
         .target(
             name: "XMPPServer", dependencies: ["XMPPCore", "XMPPNet", "XMPPStorage"],
             path: "Sources/XMPPServer"),
+        // The async client kit: connection, roster, presence, messages, a
+        // local archive and reconnect.
+        .target(
+            name: "XMPPClient", dependencies: ["XMPPCore", "XMPPNet", "XMPPStorage"],
+            path: "Sources/XMPPClient"),
         // Deterministic doubles for server tests: a manual loop and an
         // in-memory transport.
         .target(name: "XMPPTestSupport", dependencies: ["XMPPServer"], path: "Sources/XMPPTestSupport"),
@@ -55,7 +61,7 @@ let package = Package(
             path: "Sources/swiftletd"),
         .executableTarget(
             name: "swiftlet",
-            dependencies: ["CommandLineSupport"],
+            dependencies: ["CommandLineSupport", "XMPPClient"],
             path: "Sources/swiftlet"),
         .executableTarget(
             name: "parser-benchmark",
@@ -73,6 +79,9 @@ let package = Package(
         .testTarget(
             name: "XMPPServerTests", dependencies: ["XMPPServer", "XMPPTestSupport"],
             path: "Tests/XMPPServerTests"),
+        .testTarget(
+            name: "XMPPClientTests", dependencies: ["XMPPClient", "XMPPServer", "XMPPTestSupport"],
+            path: "Tests/XMPPClientTests"),
         .testTarget(
             name: "CommandLineSupportTests",
             dependencies: ["CommandLineSupport"],
