@@ -1,0 +1,219 @@
+import Foundation
+import Testing
+import XMPPClient
+import XMPPCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `SavedCredentials` on disk: round trips, file modes, refusals, secrecy.
+@Suite struct SavedCredentialsTests {
+    static let password = "correct horse battery staple"
+
+    private func credentials(
+        _ mechanism: SASLMechanism = .scramSHA256, host: String? = "xmpp.capulet.example",
+        port: Int? = 5223,
+        tls: ClientTLSPolicy = .pinned(CertificateFingerprint(bytes: Array(0..<32))!)
+    ) throws -> SavedCredentials {
+        SavedCredentials(
+            jid: try JID("juliet@capulet.example/balcony"), mechanism: mechanism,
+            keys: try scramKeys(
+                password: Self.password, hashFunction: try #require(mechanism.scramHashFunction)),
+            host: host, port: port, tls: tls)
+    }
+
+    /// The permission bits of `path`.
+    private func mode(_ path: String) throws -> mode_t {
+        var status = stat()
+        try #require(stat(path, &status) == 0)
+        return status.st_mode & 0o7777
+    }
+
+    /// Writes `text` to `path` with mode 0600, as if `write(to:)` had.
+    private func writePrivately(_ text: String, to path: String) throws {
+        try #require(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+    }
+
+    @Test(arguments: [SASLMechanism.scramSHA1, .scramSHA256, .scramSHA256Plus])
+    func roundTrips(_ mechanism: SASLMechanism) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/credentials.json"
+            for saved in [
+                try credentials(mechanism),
+                try credentials(mechanism, host: nil, port: nil, tls: .requireValid),
+                try credentials(mechanism, tls: .insecureAcceptAny),
+            ] {
+                try saved.write(to: path)
+                let read = try SavedCredentials.read(from: path)
+                #expect(read == saved)
+                #expect(read.jid == People.juliet)
+            }
+        }
+    }
+
+    @Test func theFileIsPrivateAndTheDirectoryCreated() throws {
+        try withTemporaryDirectory { directory in
+            let nested = directory + "/config/swiftlet"
+            let path = nested + "/credentials.json"
+            try credentials().write(to: path)
+            #expect(try mode(path) == 0o600)
+            #expect(try mode(nested) == 0o700)
+            // Rewriting replaces the file and leaves no temporary file behind.
+            let other = try credentials(host: "other.example")
+            try other.write(to: path)
+            #expect(try mode(path) == 0o600)
+            #expect(try SavedCredentials.read(from: path) == other)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: nested) == ["credentials.json"])
+        }
+    }
+
+    @Test func theFileHoldsNoPassword() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/credentials.json"
+            let saved = try credentials()
+            try saved.write(to: path)
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(!text.contains(Self.password))
+            #expect(!text.contains(Base64.encode(Array(Self.password.utf8))))
+            // What it does hold is the keys, base64.
+            #expect(text.contains(Base64.encode(saved.keys.clientKey)))
+        }
+    }
+
+    @Test(arguments: [0o644, 0o640, 0o604, 0o660] as [mode_t])
+    func refusesAFileOthersMayRead(_ mode: mode_t) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/credentials.json"
+            try credentials().write(to: path)
+            try #require(chmod(path, mode) == 0)
+            #expect(throws: SavedCredentialsError.insecureFile(path: path, mode: UInt32(mode))) {
+                try SavedCredentials.read(from: path)
+            }
+        }
+    }
+
+    @Test func saysWhenThereIsNoFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/missing.json"
+            #expect(throws: SavedCredentialsError.notFound(path: path)) {
+                try SavedCredentials.read(from: path)
+            }
+        }
+    }
+
+    @Test func refusesADirectory() throws {
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+            #expect(
+                throws: SavedCredentialsError.cannotRead(
+                    path: directory, reason: "not a regular file")
+            ) {
+                try SavedCredentials.read(from: directory)
+            }
+        }
+    }
+
+    /// Valid contents with one field changed by `edit`.
+    private func edited(_ edit: (inout [String: Any]) -> Void) throws -> String {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/credentials.json"
+            try credentials().write(to: path)
+            var object = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+                    as? [String: Any])
+            edit(&object)
+            return String(
+                decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }
+    }
+
+    @Test func refusesMalformedContents() throws {
+        let samples: [(String, String)] = [
+            ("not json", "not a JSON object with the expected fields"),
+            ("{}", "not a JSON object with the expected fields"),
+            (
+                try edited { $0["salt"] = "not base64!" },
+                "not a JSON object with the expected fields"
+            ),
+            (try edited { $0["format"] = 2 }, "format 2 is not known to this version"),
+            (
+                try edited { $0["jid"] = "juliet@capulet.example/balcony" },
+                "\"jid\" is not a bare JID"
+            ),
+            (try edited { $0["jid"] = "@capulet.example" }, "\"jid\" is not a bare JID"),
+            (try edited { $0["mechanism"] = "PLAIN" }, "\"mechanism\" is not a SCRAM mechanism"),
+            (try edited { $0["mechanism"] = "SCRAM-SHA-1" }, "the keys do not fit SCRAM-SHA-1"),
+            (try edited { $0["clientKey"] = "AAAA" }, "the keys do not fit SCRAM-SHA-256"),
+            (try edited { $0["iterations"] = 0 }, "the keys do not fit SCRAM-SHA-256"),
+            (try edited { $0["port"] = 0 }, "\"port\" is not a TCP port"),
+            (try edited { $0["port"] = 65536 }, "\"port\" is not a TCP port"),
+            (
+                try edited { $0["tls"] = "pin:00" },
+                "\"tls\" is not require, insecure or pin:<SHA-256 fingerprint>"
+            ),
+        ]
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true)
+            let path = directory + "/credentials.json"
+            for (contents, reason) in samples {
+                try? FileManager.default.removeItem(atPath: path)
+                try writePrivately(contents, to: path)
+                #expect(throws: SavedCredentialsError.malformed(path: path, reason: reason)) {
+                    try SavedCredentials.read(from: path)
+                }
+            }
+            try writePrivately(String(repeating: " ", count: 64 * 1024 + 1), to: path + ".big")
+            #expect(
+                throws: SavedCredentialsError.malformed(
+                    path: path + ".big", reason: "the file is too large")
+            ) {
+                try SavedCredentials.read(from: path + ".big")
+            }
+        }
+    }
+
+    @Test func descriptionAndDumpLeaveTheKeysOut() throws {
+        let saved = try credentials()
+        var dumped = ""
+        dump(saved, to: &dumped)
+        for text in [saved.description, String(describing: saved), dumped] {
+            #expect(text.contains("juliet@capulet.example"))
+            for key in [saved.keys.clientKey, saved.keys.serverKey, saved.keys.salt] {
+                #expect(!text.contains(Base64.encode(key)))
+                #expect(!text.contains(key.map(String.init).joined(separator: ", ")))
+            }
+        }
+        #expect(
+            saved.description
+                == "SavedCredentials(juliet@capulet.example, SCRAM-SHA-256, "
+                + "xmpp.capulet.example:5223, tls: \(saved.tls), keys: <redacted>)")
+    }
+
+    @Test func writingWhereNoDirectoryCanBeMadeFails() throws {
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true)
+            let blocker = directory + "/file"
+            try writePrivately("", to: blocker)
+            #expect {
+                try credentials().write(to: blocker + "/credentials.json")
+            } throws: { error in
+                guard case .cannotWrite(let path, _) = error as? SavedCredentialsError else {
+                    return false
+                }
+                return path == blocker + "/credentials.json"
+            }
+        }
+    }
+}
