@@ -29,6 +29,8 @@ public enum XMPPClientError: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidRequest(String)
     /// The client is not connected (or was disconnected while waiting).
     case notConnected
+    /// The local store (archive, roster cache) failed.
+    case storage(String)
 
     public var description: String {
         switch self {
@@ -45,6 +47,7 @@ public enum XMPPClientError: Error, Sendable, Hashable, CustomStringConvertible 
             "the server refused: \(condition.rawValue)" + (text.map { " (\($0))" } ?? "")
         case .invalidRequest(let why): why
         case .notConnected: "not connected"
+        case .storage(let why): "the local store failed: \(why)"
         }
     }
 }

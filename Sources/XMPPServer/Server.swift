@@ -17,7 +17,7 @@ public final class Server: @unchecked Sendable {
     public let log: Logger
     public let loop: EventLoop
     private let storage: StorageQueue
-    private let context: ServerContext
+    let context: ServerContext
     private var listeners: [TCPListener] = []
     private var connections: [ObjectIdentifier: ConnectionAdapter] = [:]
     private var nextID = 1

@@ -68,13 +68,6 @@ final class SwiftletdProcess {
     /// repository's `.build/debug`.
     /// - Throws: `TestFailure` if neither exists.
     static func executable() throws -> String {
-        let candidates = [
-            Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("swiftletd").path,
-            ChildProcess.repositoryRoot.appendingPathComponent(".build/debug/swiftletd").path,
-        ].compactMap { $0 }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw TestFailure("no swiftletd executable at \(candidates); run swift build")
-        }
-        return found
+        try ChildProcess.builtExecutable("swiftletd")
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import Synchronization
-import XMPPTestSupport
 
 /// A child process for live tests, started at once: its standard output and
 /// standard error are collected (interleaved) while it runs, so a chatty
@@ -11,27 +10,40 @@ import XMPPTestSupport
 ///
 /// Only the process this object started is ever signalled, and one still
 /// running when the object goes away is killed.
-final class ChildProcess {
+public final class ChildProcess {
     /// How a finished (or killed) process ended.
-    struct Outcome {
+    public struct Outcome {
         /// The exit status, or the signal that ended it.
-        var status: Int32
+        public var status: Int32
         /// Whether `wait(timeout:)` had to end it.
-        var timedOut: Bool
+        public var timedOut: Bool
         /// Standard output and standard error, interleaved.
-        var output: String
+        public var output: String
     }
 
-    /// The repository root (three levels above this file's directory),
+    /// The repository root (two levels above this file's directory),
     /// where the tools and the default build directory are.
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The path of the executable `name` that `swift test` built next to
+    /// the test bundle (or in `.build/debug`).
+    /// - Throws: `TestFailure` when there is none.
+    public static func builtExecutable(_ name: String) throws -> String {
+        let candidates = [
+            Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent(name).path,
+            repositoryRoot.appendingPathComponent(".build/debug/\(name)").path,
+        ].compactMap { $0 }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw TestFailure("no \(name) executable at \(candidates); run swift build")
+        }
+        return found
+    }
 
     /// The longest the output may stay open after the process has exited
     /// (only a grandchild holding the pipe could keep it open), and the
     /// longest a child may take to end after `SIGTERM`.
-    static let grace = DispatchTimeInterval.seconds(5)
+    public static let grace = DispatchTimeInterval.seconds(5)
 
     private let process = Process()
     private let collected = OutputBuffer()
@@ -47,7 +59,7 @@ final class ChildProcess {
     ///   - input: Written to the child's standard input, which is then closed.
     ///   - directory: The working directory; the test's when `nil`.
     /// - Throws: If the executable cannot be started.
-    init(_ executable: String, _ arguments: [String], input: String = "", directory: URL? = nil) throws {
+    public init(_ executable: String, _ arguments: [String], input: String = "", directory: URL? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
@@ -78,13 +90,13 @@ final class ChildProcess {
     }
 
     /// Everything the child printed so far.
-    var output: String { collected.text }
+    public var output: String { collected.text }
 
     /// Waits until a line of output contains `text`, for at most `timeout`
     /// seconds; returns that line.
     /// - Throws: `TestFailure`, with the output, if the child exits or the
     ///   time runs out first.
-    func waitForLine(containing text: String, timeout: Double) throws -> String {
+    public func waitForLine(containing text: String, timeout: Double) throws -> String {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
             if let line = output.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
@@ -97,7 +109,7 @@ final class ChildProcess {
     /// Waits for the child to exit, ending it with `SIGTERM` after `timeout`
     /// seconds (and `SIGKILL` if that is not enough within
     /// `grace`); returns how it ended.
-    func wait(timeout: Double) -> Outcome {
+    public func wait(timeout: Double) -> Outcome {
         let timedOut = exited.wait(timeout: .now() + timeout) == .timedOut
         guard timedOut else {
             reaped = true
@@ -121,7 +133,7 @@ final class ChildProcess {
     ///
     /// The corresponding C function is `kill`.
     @discardableResult
-    func kill() -> Outcome {
+    public func kill() -> Outcome {
         if !reaped {
             if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
             exited.wait()

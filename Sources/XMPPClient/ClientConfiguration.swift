@@ -1,0 +1,77 @@
+import XMPPCore
+
+/// What a client proves it is the account's owner with.
+public enum ClientSecret: Sendable, Hashable {
+    /// The password. It stays in memory only; after a SCRAM login,
+    /// ``XMPPClient/savedLogin`` holds what to save instead.
+    case password(String)
+    /// Keys saved from an earlier SCRAM login (no password needed or kept).
+    case saved(SavedLogin)
+}
+
+/// Everything an ``XMPPClient`` needs to know before connecting.
+public struct ClientConfiguration: Sendable {
+    /// The account, as a bare JID such as `alice@example.com`.
+    public var jid: JID
+    /// The password or saved keys.
+    public var secret: ClientSecret
+    /// The host to connect to; by default the JID's domain. An IP address
+    /// or a name (no DNS SRV lookup is made).
+    public var host: String?
+    /// The TCP port; 5222 by default.
+    public var port: UInt16 = 5222
+    /// The resource to ask for; `nil` lets the server pick one.
+    public var resource: String?
+    /// How the server's certificate is trusted.
+    public var tls: ClientTLSPolicy = .requireValid
+    /// Whether to refuse a server that does not offer TLS. On by default;
+    /// turn off only for a loopback server without TLS (PLAIN is then never
+    /// used, SCRAM still is).
+    public var requireTLS = true
+    /// The SQLite file of the local message archive and roster cache;
+    /// `nil` keeps them in memory for the client's lifetime.
+    public var storePath: String?
+    /// When and how often to reconnect after the connection drops.
+    public var reconnect = ReconnectPolicy()
+    /// Whether a subscription request from someone already in the roster
+    /// is approved without asking, as XMPPFramework's roster does.
+    public var autoAcceptKnownContacts = true
+    /// The longest wait for any one answer from the server.
+    public var timeout: Duration = .seconds(15)
+    /// How long the connection may be silent before the client pings the
+    /// server; no answer within `timeout` after that counts as a drop.
+    public var keepaliveInterval: Duration = .seconds(60)
+
+    /// A configuration for `jid` with `secret` and the defaults above.
+    public init(jid: JID, secret: ClientSecret) {
+        self.jid = jid.bare
+        self.secret = secret
+    }
+
+    /// A configuration for `jid` (`"alice@example.com"`) with `password`.
+    /// - Throws: `XMPPClientError.invalidRequest` for a JID without a
+    ///   localpart or one RFC 7622 rejects.
+    public init(jid: String, password: String) throws(XMPPClientError) {
+        guard let parsed = try? JID(jid), parsed.localpart != nil else {
+            throw .invalidRequest("not an account JID: \(jid)")
+        }
+        self.init(jid: parsed, secret: .password(password))
+    }
+
+    /// The TLS settings for the policy, checking the certificate against
+    /// the JID's domain (RFC 6125 takes the service's name, not the host
+    /// connected to).
+    func tlsContext() throws(XMPPClientError) -> TLSContext {
+        let verification: TLSVerification =
+            switch tls {
+            case .requireValid: .requireValid(hostname: jid.domainpart)
+            case .pinned(let fingerprint): .pinned(fingerprint)
+            case .insecureAcceptAny: .insecureAcceptAny
+            }
+        do {
+            return try TLSContext(configuration: .client(verification: verification, serverName: jid.domainpart))
+        } catch {
+            throw .tls("\(error)")
+        }
+    }
+}

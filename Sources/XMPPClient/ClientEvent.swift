@@ -1,0 +1,90 @@
+import Foundation
+import XMPPCore
+
+/// Where a client's connection stands.
+public enum ConnectionState: Sendable, Hashable {
+    /// Not connected; with the error that ended the last connection, if
+    /// one did.
+    case disconnected(XMPPClientError?)
+    /// Connecting and logging in.
+    case connecting
+    /// Logged in, bound to this full JID, roster synchronized.
+    case connected(JID)
+    /// The connection dropped; attempt `attempt` starts after `delay`.
+    case reconnecting(attempt: Int, delay: Duration, lastError: XMPPClientError?)
+}
+
+/// How present someone is (RFC 6121 §4.7.2.1), unavailable included.
+public enum Availability: String, Sendable, Hashable, CaseIterable {
+    case available, chat, away, xa, dnd, unavailable
+}
+
+/// A contact's presence on one resource.
+public struct ContactPresence: Sendable, Hashable {
+    /// The full JID of the contact's resource (or the bare JID, for a
+    /// presence without a resource).
+    public var jid: JID
+    /// Available (with a sub-state) or unavailable.
+    public var availability: Availability
+    /// The status text, if any.
+    public var status: String?
+    /// The resource's priority.
+    public var priority: Int8
+
+    /// A presence as described by its parts.
+    public init(jid: JID, availability: Availability, status: String? = nil, priority: Int8 = 0) {
+        self.jid = jid
+        self.availability = availability
+        self.status = status
+        self.priority = priority
+    }
+}
+
+/// A message that arrived.
+public struct ReceivedMessage: Sendable, Hashable {
+    /// The stanza id (one the client made up when the sender gave none).
+    public var id: String
+    /// The sender's full JID.
+    public var from: JID
+    /// `chat`, `normal`, `groupchat` or `headline`.
+    public var type: Message.MessageType
+    /// The text.
+    public var body: String
+    /// When it was sent: the XEP-0203 delay stamp for a message the server
+    /// kept while the client was offline, else the arrival time.
+    public var timestamp: Date
+    /// Whether the server held it for a while (offline storage).
+    public var isDelayed: Bool
+}
+
+/// A change to the roster.
+public enum RosterEvent: Sendable, Hashable {
+    /// The whole roster, after it was fetched.
+    case loaded([RosterContact])
+    /// One contact was added or changed.
+    case updated(RosterContact)
+    /// One contact was removed.
+    case removed(JID)
+}
+
+/// Something that happened on a client's connection, delivered in order to
+/// every sequence from ``XMPPClient/events()``.
+public enum ClientEvent: Sendable, Hashable {
+    /// The connection state changed.
+    case connectionState(ConnectionState)
+    /// A message with a body arrived.
+    case message(ReceivedMessage)
+    /// A message we sent (this id) bounced with this error.
+    case messageFailed(id: String?, from: JID, error: XMPPClientError)
+    /// A contact's resource changed presence.
+    case presence(ContactPresence)
+    /// The roster changed.
+    case roster(RosterEvent)
+    /// Someone asks to see our presence; answer with
+    /// ``XMPPClient/acceptSubscription(from:subscribeBack:)`` or
+    /// ``XMPPClient/rejectSubscription(from:)``.
+    case subscriptionRequest(from: JID, status: String?)
+    /// A contact approved (`true`) or denied or revoked (`false`) our
+    /// subscription to their presence.
+    case subscriptionAnswer(from: JID, approved: Bool)
+}

@@ -1,0 +1,203 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import XMPPCore
+import XMPPNet
+
+/// The bytes of one client connection: TCP on the client loop, TLS once it
+/// is started, and the XML stream parser, delivered as an async sequence of
+/// stream events.
+///
+/// Every mutable property is touched only on `loop`'s thread; the public
+/// methods hop there, which is what makes the `@unchecked Sendable` sound.
+final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
+    /// Parsed stream events in arrival order. Ends when the connection
+    /// closes: normally after an orderly close, or with the error that ended
+    /// it (`XMPPClientError`).
+    let events: AsyncThrowingStream<XMLStreamEvent, any Error>
+
+    private let loop: EventLoop
+    private let continuation: AsyncThrowingStream<XMLStreamEvent, any Error>.Continuation
+    private var connection: TCPConnection?
+    private var tls: TLSSession?
+    private var handshake: CheckedContinuation<Void, any Error>?
+    private let parser = XMLStreamParser(limits: .init(maxStanzaSize: 16 << 20, maxTokenSize: 1 << 20))
+    /// Closes the connection when the server stays silent this long.
+    private var readTimeout: Duration?
+    private var readTimer: EventLoop.Timer?
+    /// Set when our side ends the connection, so it is reported as such.
+    private var closeReason: XMPPClientError?
+
+    private init(loop: EventLoop) {
+        self.loop = loop
+        (events, continuation) = AsyncThrowingStream.makeStream()
+    }
+
+    /// Connects to the first of `addresses` that answers, in order.
+    /// - Throws: `XMPPClientError.cannotConnect` with the last failure, or
+    ///   `.timedOut`.
+    static func connect(to addresses: [SocketAddress], timeout: Duration) async throws(XMPPClientError)
+        -> StreamTransport
+    {
+        let loop = try ClientLoop.get()
+        var lastError = XMPPClientError.cannotConnect("no address to connect to")
+        for address in addresses {
+            let transport = StreamTransport(loop: loop)
+            do {
+                try await transport.open(address, timeout: timeout)
+                return transport
+            } catch let error as XMPPClientError {
+                lastError = error
+            } catch {
+                lastError = .cannotConnect("\(error)")
+            }
+        }
+        throw lastError
+    }
+
+    private func open(_ address: SocketAddress, timeout: Duration) async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            loop.execute {
+                TCPConnection.connect(to: address, on: self.loop, timeout: timeout) { result in
+                    switch result {
+                    case .success(let connection):
+                        connection.handler = self
+                        self.connection = connection
+                        done.resume()
+                    case .failure(let error) where error.errno == ETIMEDOUT:
+                        done.resume(throwing: XMPPClientError.timedOut)
+                    case .failure(let error):
+                        done.resume(throwing: XMPPClientError.cannotConnect("\(address): \(error)"))
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Sending
+
+    /// Writes `bytes` (through TLS once it is on), after everything sent before.
+    func send(_ bytes: [UInt8]) {
+        loop.execute { self.write(bytes) }
+    }
+
+    /// Forgets the parser's state and sends a new stream header, in one step
+    /// on the loop, so no byte of the old stream is parsed as the new one.
+    func restartStream(with header: [UInt8]) {
+        loop.execute {
+            self.parser.reset()
+            self.write(header)
+        }
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        guard let connection, connection.isOpen else { return }
+        guard let tls else { return connection.write(bytes) }
+        do {
+            try tls.send(plaintext: bytes)
+            connection.write(tls.takeOutput())
+        } catch {
+            fail(.tls("\(error)"))
+        }
+    }
+
+    // MARK: - TLS
+
+    /// Starts TLS on the open connection (after `<proceed/>`) and returns
+    /// once the handshake is done and the certificate accepted.
+    func startTLS(_ context: TLSContext) async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            loop.execute {
+                guard let connection = self.connection, connection.isOpen else {
+                    return done.resume(throwing: self.closeReason ?? XMPPClientError.notConnected)
+                }
+                self.parser.reset()
+                let session = TLSSession(context: context)
+                self.tls = session
+                self.handshake = done
+                connection.write(session.takeOutput())
+            }
+        }
+    }
+
+    // MARK: - Timeouts and closing
+
+    /// Closes the connection with `XMPPClientError.timedOut` whenever the
+    /// server sends nothing for `timeout`; `nil` turns that off.
+    func setReadTimeout(_ timeout: Duration?) {
+        loop.execute {
+            self.readTimeout = timeout
+            self.rearmReadTimer()
+        }
+    }
+
+    private func rearmReadTimer() {
+        readTimer?.cancel()
+        readTimer = readTimeout.map { timeout in
+            loop.schedule(after: timeout) { self.fail(.timedOut) }
+        }
+    }
+
+    /// Sends `finalBytes` if any, then closes once they are written.
+    func close(sending finalBytes: [UInt8] = []) {
+        loop.execute {
+            if !finalBytes.isEmpty { self.write(finalBytes) }
+            self.tls?.close()
+            if let output = self.tls?.takeOutput(), !output.isEmpty { self.connection?.write(output) }
+            self.connection?.close(afterFlush: true)
+        }
+    }
+
+    /// Drops the connection at once; the event sequence ends with `reason`.
+    func abort(_ reason: XMPPClientError) {
+        loop.execute { self.fail(reason) }
+    }
+
+    private func fail(_ reason: XMPPClientError) {
+        if closeReason == nil { closeReason = reason }
+        connection?.close()
+    }
+
+    // MARK: - TCPConnectionHandler
+
+    func didRead(bytes: UnsafeRawBufferPointer) {
+        rearmReadTimer()
+        guard let tls else { return deliver(parser.feed(bytes)) }
+        let plaintext: [UInt8]
+        do {
+            plaintext = try tls.receive(ciphertext: bytes)
+        } catch {
+            return fail(.tls("\(error)"))
+        }
+        let output = tls.takeOutput()
+        if !output.isEmpty { connection?.write(output) }
+        if tls.isHandshakeComplete, let handshake {
+            self.handshake = nil
+            handshake.resume()
+        }
+        if !plaintext.isEmpty { deliver(parser.feed(plaintext)) }
+    }
+
+    private func deliver(_ parsed: [XMLStreamEvent]) {
+        for event in parsed {
+            if case .error(let error) = event {
+                return fail(.streamError(.notWellFormed, text: "the server sent bad XML: \(error)"))
+            }
+            continuation.yield(event)
+        }
+    }
+
+    func didClose(error: IOError?) {
+        readTimer?.cancel()
+        readTimer = nil
+        connection = nil
+        let reason = closeReason ?? error.map { XMPPClientError.cannotConnect("connection lost: \($0)") }
+        if let handshake {
+            self.handshake = nil
+            handshake.resume(throwing: reason ?? XMPPClientError.tls("the server closed the connection"))
+        }
+        continuation.finish(throwing: reason)
+    }
+}

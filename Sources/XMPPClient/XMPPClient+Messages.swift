@@ -1,0 +1,94 @@
+import Foundation
+import XMPPCore
+
+extension XMPPClient {
+    /// Sends `body` to `jid` as a chat message and archives it; returns the
+    /// message's id.
+    /// - Throws: `.notConnected`, or `.invalidRequest` for text XML cannot
+    ///   carry (control characters).
+    @discardableResult
+    public func send(_ body: String, to jid: JID) throws(XMPPClientError) -> String {
+        guard let connection else { throw .notConnected }
+        let id = makeID()
+        let bytes = ClientWire.bytes(Message(type: .chat, to: jid, id: id, body: body).element)
+        guard !bytes.isEmpty else { throw .invalidRequest("the text contains characters XML cannot carry") }
+        connection.transport.send(bytes)
+        archive(
+            ArchivedMessage(
+                account: account, contact: jid.bare, body: body, timestamp: Date(), isOutgoing: true, id: id,
+                isRead: true))
+        return id
+    }
+
+    /// The conversation with `contact` from the local archive: the newest
+    /// `limit` messages before `before` (or the newest overall), oldest first.
+    public func conversation(with contact: JID, before: Date? = nil, limit: Int = 50) throws(XMPPClientError)
+        -> [ArchivedMessage]
+    {
+        do {
+            return try store.conversation(account: account, contact: contact.bare, before: before, limit: limit)
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    /// One entry per contact with the last message and the unread count,
+    /// the most recent conversation first.
+    public func recentConversations(limit: Int = 20) throws(XMPPClientError) -> [ConversationSummary] {
+        do {
+            return try store.recentConversations(account: account, limit: limit)
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    /// Marks the conversation with `contact` as read.
+    public func markRead(_ contact: JID) throws(XMPPClientError) {
+        do {
+            try store.markRead(account: account, contact: contact.bare)
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    func handle(_ message: Message) {
+        guard let from = message.from else { return }
+        if message.isError {
+            let error = message.error
+            broadcaster.publish(
+                .messageFailed(
+                    id: message.id, from: from,
+                    error: .stanzaError(error?.condition ?? .undefinedCondition, text: error?.text)))
+            return
+        }
+        guard let body = message.body else { return }
+        let stamp = message.element.child("delay", namespace: NS.delay)?[attribute: "stamp"].flatMap(Self.parseStamp)
+        let received = ReceivedMessage(
+            id: message.id ?? makeID(), from: from, type: message.type, body: body, timestamp: stamp ?? Date(),
+            isDelayed: stamp != nil)
+        if received.type == .chat || received.type == .normal {
+            let isNew = archive(
+                ArchivedMessage(
+                    account: account, contact: from.bare, body: body, timestamp: received.timestamp, isOutgoing: false,
+                    id: received.id))
+            guard isNew else { return }
+        }
+        broadcaster.publish(.message(received))
+    }
+
+    /// Archives `message`; false when it was already there (a duplicate).
+    /// A store failure does not stop the message from being shown.
+    @discardableResult
+    private func archive(_ message: ArchivedMessage) -> Bool {
+        (try? store.record(message)) ?? true
+    }
+
+    /// Parses an XEP-0082 date-time such as `2026-11-29T21:45:33.123Z`.
+    static func parseStamp(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}

@@ -1,0 +1,336 @@
+import Foundation
+import XMPPCore
+import XMPPNet
+
+/// An XMPP client for one account: connects, logs in and stays connected
+/// (reconnecting after drops), keeps the roster and contacts' presence, and
+/// archives chat messages locally.
+///
+/// Everything happens on the actor; what the server sends is published as
+/// ``ClientEvent``s to every sequence from ``events()``. Methods that talk
+/// to the server are `async` and throw ``XMPPClientError``.
+public actor XMPPClient {
+    /// The settings the client was made with (the secret may change with
+    /// ``changePassword(to:)``).
+    public nonisolated let configuration: ClientConfiguration
+    /// Where the connection stands.
+    public private(set) var state: ConnectionState = .disconnected(nil)
+    /// What to save after a SCRAM login so the next one needs no password;
+    /// `nil` before the first login or after a PLAIN one.
+    public internal(set) var savedLogin: SavedLogin?
+    /// The full JID of the current session.
+    public var boundJID: JID? { connection?.jid }
+
+    let store: ClientStore
+    let broadcaster = EventBroadcaster()
+    var secret: ClientSecret
+    var connection: Connection?
+    /// Roster contacts by bare JID.
+    var contacts: [JID: RosterContact] = [:]
+    /// Contacts' available resources: bare JID → full JID → presence.
+    var presences: [JID: [JID: ContactPresence]] = [:]
+    /// Our own presence, sent again after each reconnect.
+    var ownPresence = Presence()
+    private var pending: [String: CheckedContinuation<IQ, any Error>] = [:]
+    /// Whether the user wants to be connected: set by `connect`, cleared by
+    /// `disconnect` and by errors that a retry cannot fix.
+    var wantsConnection = false
+    private var reconnectTask: Task<Void, Never>?
+    private var generation = 0
+    private var nextID = 0
+
+    /// One live, logged-in connection.
+    struct Connection {
+        let transport: StreamTransport
+        let jid: JID
+        let generation: Int
+        let features: Element
+        var readTask: Task<Void, Never>?
+        var keepaliveTask: Task<Void, Never>?
+    }
+
+    /// Creates a client; nothing is sent until ``connect()``.
+    /// - Throws: `.storage` if the local store cannot be opened.
+    public init(configuration: ClientConfiguration) throws(XMPPClientError) {
+        self.configuration = configuration
+        self.secret = configuration.secret
+        do {
+            store = try configuration.storePath.map { try ClientStore(path: $0) } ?? ClientStore.inMemory()
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    /// A sequence of everything that happens from now on, until the client
+    /// is gone. Each call returns a new, independent sequence.
+    public nonisolated func events() -> AsyncStream<ClientEvent> {
+        broadcaster.subscribe()
+    }
+
+    /// The account's bare JID.
+    nonisolated var account: JID { configuration.jid }
+
+    // MARK: - Connecting
+
+    /// Connects, logs in, binds, fetches the roster and sends the initial
+    /// presence; from then on reconnects after drops until ``disconnect()``.
+    /// Returns at once if already connected.
+    public func connect() async throws(XMPPClientError) {
+        guard connection == nil else { return }
+        wantsConnection = true
+        reconnectTask?.cancel()
+        reconnectTask = nil
+        setState(.connecting)
+        do {
+            try await establish()
+        } catch {
+            wantsConnection = false
+            setState(.disconnected(error))
+            throw error
+        }
+    }
+
+    /// Ends the session politely (unavailable presence, closing tag) and
+    /// stops reconnecting. Safe to call in any state.
+    public func disconnect() async {
+        wantsConnection = false
+        reconnectTask?.cancel()
+        reconnectTask = nil
+        guard let connection else {
+            setState(.disconnected(nil))
+            return
+        }
+        var goodbye = ClientWire.bytes(Presence(type: .unavailable).element)
+        goodbye += XMLSerializer.streamClosing(StreamNegotiator.clientHeader(domain: account.domainpart))
+        connection.transport.close(sending: goodbye)
+        await connection.readTask?.value
+    }
+
+    /// Opens a connection and logs in; on success the read loop runs.
+    private func establish() async throws(XMPPClientError) {
+        let transport = try await openTransport()
+        transport.setReadTimeout(configuration.timeout)
+        do {
+            var negotiator = StreamNegotiator(transport: transport, domain: account.domainpart)
+            var features = try await negotiator.openStream()
+            features = try await negotiator.secure(
+                features, trust: configuration.tlsContext(), required: configuration.requireTLS)
+            let login = try await negotiator.authenticate(
+                features, username: account.localpart ?? "", secret: secret)
+            if let login { savedLogin = login }
+            features = try await negotiator.openStream()
+            let jid = try await negotiator.bind(configuration.resource)
+            generation += 1
+            let current = generation
+            let reader = negotiator.reader
+            connection = Connection(transport: transport, jid: jid, generation: current, features: features)
+            connection?.readTask = Task { await self.readLoop(reader, generation: current) }
+            try await startSession(legacySessionOffered: features.child("session", namespace: NS.session))
+            transport.setReadTimeout(configuration.keepaliveInterval + configuration.timeout)
+            connection?.keepaliveTask = Task { await self.keepalive(generation: current) }
+            setState(.connected(jid))
+        } catch {
+            transport.abort(error)
+            if let connection, connection.transport === transport { await connection.readTask?.value }
+            throw error
+        }
+    }
+
+    func openTransport() async throws(XMPPClientError) -> StreamTransport {
+        let host = configuration.host ?? account.domainpart
+        let port = configuration.port
+        let resolved = await Task.detached { () -> Result<[SocketAddress], IOError> in
+            do throws(IOError) {
+                return .success(try SocketAddress.resolve(host: host, port: port))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        switch resolved {
+        case .success(let addresses):
+            return try await StreamTransport.connect(to: addresses, timeout: configuration.timeout)
+        case .failure(let error):
+            throw .cannotConnect(error.reason)
+        }
+    }
+
+    /// What follows binding: the legacy session request when the server
+    /// requires it, the roster, and our presence.
+    private func startSession(legacySessionOffered session: Element?) async throws(XMPPClientError) {
+        if let session, session.child("optional", namespace: NS.session) == nil {
+            _ = try await request(.set, payload: Element("session", namespace: NS.session))
+        }
+        try await syncRoster()
+        send(ownPresence.element)
+    }
+
+    // MARK: - Reading
+
+    private func readLoop(_ reader: StreamReader, generation: Int) async {
+        var reader = reader
+        var failure: XMPPClientError?
+        do {
+            while true {
+                switch try await reader.next() {
+                case .element(let element): handle(element)
+                case .streamClose:
+                    connection?.transport.close(
+                        sending: XMLSerializer.streamClosing(StreamNegotiator.clientHeader(domain: account.domainpart)))
+                case .streamOpen, .error: break
+                }
+            }
+        } catch .notConnected {
+            failure = nil
+        } catch {
+            failure = error
+        }
+        connectionEnded(generation: generation, error: failure)
+    }
+
+    private func handle(_ element: Element) {
+        if let iq = IQ(element) {
+            handle(iq)
+        } else if let message = Message(element) {
+            handle(message)
+        } else if let presence = Presence(element) {
+            handle(presence)
+        }
+    }
+
+    private func handle(_ iq: IQ) {
+        switch iq.type {
+        case .result, .error:
+            guard let id = iq.id, let waiter = pending.removeValue(forKey: id) else { return }
+            waiter.resume(returning: iq)
+        case .get, .set:
+            handleRequest(iq)
+        case nil:
+            break
+        }
+    }
+
+    /// Answers the server's requests: roster pushes, pings; anything else
+    /// is not served by this client (RFC 6120 §8.4).
+    private func handleRequest(_ iq: IQ) {
+        let payload = iq.payload
+        if iq.type == .set, payload?.name == "query", payload?.namespace == NS.roster {
+            return handleRosterPush(iq)
+        }
+        if iq.type == .get, payload?.name == "ping", payload?.namespace == NS.ping {
+            return send(iq.result())
+        }
+        if let reply = iq.errorReply(StanzaError(.serviceUnavailable)) { send(reply) }
+    }
+
+    /// Cleans up after a connection ended; reconnects if the user still
+    /// wants to be connected and a retry can help.
+    private func connectionEnded(generation: Int, error: XMPPClientError?) {
+        guard let ended = connection, ended.generation == generation else { return }
+        ended.keepaliveTask?.cancel()
+        connection = nil
+        presences.removeAll()
+        for waiter in pending.values { waiter.resume(throwing: XMPPClientError.notConnected) }
+        pending.removeAll()
+        let retryable: Bool =
+            switch error {
+            case .streamError(.conflict, _), .notAuthorized, .streamError(.notAuthorized, _): false
+            default: true
+            }
+        guard wantsConnection, configuration.reconnect.isEnabled, retryable else {
+            wantsConnection = false
+            setState(.disconnected(error))
+            return
+        }
+        reconnectTask = Task { await self.reconnect(after: error) }
+    }
+
+    private func reconnect(after error: XMPPClientError?) async {
+        var lastError = error
+        var attempt = 0
+        while wantsConnection, connection == nil, !Task.isCancelled {
+            attempt += 1
+            let delay = configuration.reconnect.delay(forAttempt: attempt, random: Double.random(in: 0..<1))
+            setState(.reconnecting(attempt: attempt, delay: delay, lastError: lastError))
+            do { try await Task.sleep(for: delay) } catch { return }
+            guard wantsConnection, !Task.isCancelled else { return }
+            do {
+                try await establish()
+                reconnectTask = nil
+                return
+            } catch .notAuthorized {
+                wantsConnection = false
+                setState(.disconnected(.notAuthorized))
+                return
+            } catch {
+                lastError = error
+            }
+        }
+    }
+
+    private func keepalive(generation: Int) async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: configuration.keepaliveInterval) } catch { return }
+            guard let connection, connection.generation == generation else { return }
+            nextID += 1
+            send(IQ(type: .get, id: "keepalive-\(nextID)", payload: Element("ping", namespace: NS.ping)).element)
+        }
+    }
+
+    // MARK: - Sending
+
+    func setState(_ newState: ConnectionState) {
+        guard newState != state else { return }
+        state = newState
+        broadcaster.publish(.connectionState(newState))
+    }
+
+    /// Sends one element on the current connection, if there is one.
+    func send(_ element: Element) {
+        connection?.transport.send(ClientWire.bytes(element))
+    }
+
+    /// A fresh stanza id.
+    func makeID() -> String {
+        UUID().uuidString
+    }
+
+    /// Sends an IQ request and returns its result.
+    /// - Throws: `.stanzaError` for an error reply, `.timedOut` after
+    ///   `configuration.timeout`, `.notConnected` if the connection is or
+    ///   goes away first.
+    func request(_ type: IQ.IQType, to: JID? = nil, payload: Element) async throws(XMPPClientError) -> IQ {
+        guard let connection else { throw .notConnected }
+        let id = makeID()
+        let bytes = ClientWire.bytes(IQ(type: type, to: to, id: id, payload: payload).element)
+        guard !bytes.isEmpty else { throw .invalidRequest("the request contains characters XML cannot carry") }
+        let timeout = configuration.timeout
+        let reply: IQ
+        do {
+            reply = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<IQ, any Error>) in
+                    pending[id] = waiter
+                    connection.transport.send(bytes)
+                    Task {
+                        try? await Task.sleep(for: timeout)
+                        self.expire(id, with: .timedOut)
+                    }
+                }
+            } onCancel: {
+                Task { await self.expire(id, with: .notConnected) }
+            }
+        } catch let error as XMPPClientError {
+            throw error
+        } catch {
+            throw .notConnected
+        }
+        if reply.type == .error {
+            let error = reply.error
+            throw .stanzaError(error?.condition ?? .undefinedCondition, text: error?.text)
+        }
+        return reply
+    }
+
+    private func expire(_ id: String, with error: XMPPClientError) {
+        pending.removeValue(forKey: id)?.resume(throwing: error)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import XMPPClient
+import XMPPCore
+import XMPPTestSupport
+
+/// Reconnecting after drops, against swiftletd on loopback.
+@Suite("Client reconnect")
+struct ReconnectTests {
+    @Test("a dropped connection comes back, presence re-sent, and what was sent meanwhile arrives")
+    func reconnectsAfterDrop() async throws {
+        try await ServerFixture.run { server in
+            let (alice, aliceEvents, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            let bobFull = try #require(await bob.boundJID)
+            server.dropConnection(of: bobFull)
+            try await bobEvents.first("reconnecting") {
+                if case .connectionState(.reconnecting) = $0 { true } else { nil }
+            }
+            try await aliceEvents.first("bob's resource unavailable") {
+                if case .presence(let p) = $0, p.jid == bobFull, p.availability == .unavailable { p } else { nil }
+            }
+            try await alice.send("sent while you were away", to: try JID("bob@localhost"))
+            let back = try await bobEvents.first("the message after reconnecting") {
+                if case .message(let m) = $0, m.body == "sent while you were away" { m } else { nil }
+            }
+            #expect(back.isDelayed)
+            #expect(await bob.state == .connected(bobFull))
+            let connectedCount = bobEvents.all.filter {
+                if case .connectionState(.connected) = $0 { true } else { false }
+            }.count
+            #expect(connectedCount == 2)
+            try await aliceEvents.first("bob available again after being unavailable") { event -> Bool? in
+                let presences = aliceEvents.all.compactMap { if case .presence(let p) = $0 { p } else { nil } }
+                let drop = presences.firstIndex { $0.jid == bobFull && $0.availability == .unavailable }
+                return drop.map { presences[$0...].contains { $0.availability == .available } } == true ? true : nil
+            }
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("after disconnect() a drop is not followed by reconnecting")
+    func cleanDisconnectStays() async throws {
+        try await ServerFixture.run { server in
+            let client = try await server.registeredClient("alice")
+            let events = EventRecorder(client)
+            try await client.connect()
+            await client.disconnect()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!events.all.contains { if case .connectionState(.reconnecting) = $0 { true } else { false } })
+            #expect(await client.state == .disconnected(nil))
+        }
+    }
+
+    @Test("the conflict stream error (same resource elsewhere) stops reconnecting")
+    func conflictStops() async throws {
+        try await ServerFixture.run { server in
+            let first = try await server.registeredClient("alice", resource: "same")
+            let events = EventRecorder(first)
+            try await first.connect()
+            let second = try XMPPClient(configuration: server.configuration("alice", resource: "same"))
+            try await second.connect()
+            let ended = try await events.first("disconnected with conflict") {
+                if case .connectionState(.disconnected(let error)) = $0 { error } else { nil }
+            }
+            guard case .streamError(.conflict, _) = ended else {
+                Issue.record("expected the conflict stream error, got \(String(describing: ended))")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!events.all.contains { if case .connectionState(.reconnecting) = $0 { true } else { false } })
+            await second.disconnect()
+        }
+    }
+}
+
+@Suite("Reconnect policy")
+struct ReconnectPolicyTests {
+    @Test("delays double from the initial one up to the maximum, jitter within ±20 %")
+    func backoff() {
+        let policy = ReconnectPolicy()
+        #expect(policy.delay(forAttempt: 1, random: 0.5) == .seconds(1))
+        #expect(policy.delay(forAttempt: 2, random: 0.5) == .seconds(2))
+        #expect(policy.delay(forAttempt: 4, random: 0.5) == .seconds(8))
+        #expect(policy.delay(forAttempt: 30, random: 0.5) == .seconds(60))
+        #expect(policy.delay(forAttempt: 1000, random: 0.5) == .seconds(60))
+        #expect(policy.delay(forAttempt: 4, random: 0) == .milliseconds(6400))
+        #expect(policy.delay(forAttempt: 4, random: 0.999_999) <= .milliseconds(9600))
+        #expect(policy.delay(forAttempt: 4, random: 0.999_999) > .milliseconds(9599))
+    }
+}
