@@ -104,6 +104,8 @@ public actor XMPPClient {
         goodbye += XMLSerializer.streamClosing(StreamNegotiator.clientHeader(domain: account.domainpart))
         connection.transport.close(sending: goodbye)
         await connection.readTask?.value
+        // However the server ended its side, the user asked for this.
+        setState(.disconnected(nil))
     }
 
     /// Opens a connection and logs in; on success the read loop runs.

@@ -41,36 +41,40 @@ struct ReconnectTests {
 
     @Test("after disconnect() a drop is not followed by reconnecting")
     func cleanDisconnectStays() async throws {
-        try await ServerFixture.run { server in
-            let client = try await server.registeredClient("alice")
-            let events = EventRecorder(client)
-            try await client.connect()
-            await client.disconnect()
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(!events.all.contains { if case .connectionState(.reconnecting) = $0 { true } else { false } })
-            #expect(await client.state == .disconnected(nil))
-        }
+        try await ServerFixture.run { try await Self.cleanDisconnectStays(on: $0) }
+    }
+
+    static func cleanDisconnectStays(on server: some ClientTestServer) async throws {
+        let client = try await server.registeredClient("alice")
+        let events = EventRecorder(client)
+        try await client.connect()
+        await client.disconnect()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!events.all.contains { if case .connectionState(.reconnecting) = $0 { true } else { false } })
+        #expect(await client.state == .disconnected(nil))
     }
 
     @Test("the conflict stream error (same resource elsewhere) stops reconnecting")
     func conflictStops() async throws {
-        try await ServerFixture.run { server in
-            let first = try await server.registeredClient("alice", resource: "same")
-            let events = EventRecorder(first)
-            try await first.connect()
-            let second = try XMPPClient(configuration: server.configuration("alice", resource: "same"))
-            try await second.connect()
-            let ended = try await events.first("disconnected with conflict") {
-                if case .connectionState(.disconnected(let error)) = $0 { error } else { nil }
-            }
-            guard case .streamError(.conflict, _) = ended else {
-                Issue.record("expected the conflict stream error, got \(String(describing: ended))")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(!events.all.contains { if case .connectionState(.reconnecting) = $0 { true } else { false } })
-            await second.disconnect()
+        try await ServerFixture.run { try await Self.conflictStops(on: $0) }
+    }
+
+    static func conflictStops(on server: some ClientTestServer) async throws {
+        let first = try await server.registeredClient("alice", resource: "same")
+        let events = EventRecorder(first)
+        try await first.connect()
+        let second = try XMPPClient(configuration: server.configuration("alice", resource: "same"))
+        try await second.connect()
+        let ended = try await events.first("disconnected with conflict") {
+            if case .connectionState(.disconnected(let error)) = $0 { error } else { nil }
         }
+        guard case .streamError(.conflict, _) = ended else {
+            Issue.record("expected the conflict stream error, got \(String(describing: ended))")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!events.all.contains { if case .connectionState(.reconnecting) = $0 { true } else { false } })
+        await second.disconnect()
     }
 }
 

@@ -9,7 +9,7 @@ import XMPPTestSupport
 /// A real swiftletd `Server` in this process for one test: a temporary data
 /// directory, a listener on `127.0.0.1:0`, its own self-signed certificate,
 /// which clients pin by fingerprint.
-final class ServerFixture: Sendable {
+final class ServerFixture: ClientTestServer, Sendable {
     let server: Server
     let address: SocketAddress
     let dataDirectory: String
@@ -45,31 +45,10 @@ final class ServerFixture: Sendable {
         try await body(fixture)
     }
 
-    /// A client configuration for `user@localhost` at this server, trusting
-    /// its certificate by fingerprint.
-    func configuration(_ user: String, password: String = "secret", resource: String? = nil) -> ClientConfiguration {
-        var configuration = ClientConfiguration(
-            jid: try! JID("\(user)@localhost"), secret: .password(password))
-        configuration.host = address.ipString
-        configuration.port = address.port
-        configuration.tls = .pinned(fingerprint)
-        configuration.resource = resource
-        configuration.timeout = .seconds(5)
-        configuration.reconnect.initialDelay = .milliseconds(100)
-        configuration.reconnect.maximumDelay = .milliseconds(500)
-        return configuration
-    }
-
-    /// Registers `user` and returns a client for it, not yet connected.
-    func registeredClient(
-        _ user: String, password: String = "secret", resource: String? = nil,
-        adjust: (inout ClientConfiguration) -> Void = { _ in }
-    ) async throws -> XMPPClient {
-        var configuration = configuration(user, password: password, resource: resource)
-        adjust(&configuration)
-        let client = try XMPPClient(configuration: configuration)
-        try await client.register(username: user, password: password)
-        return client
+    func clientConfiguration(user: String, password: String, resource: String?) -> ClientConfiguration {
+        testConfiguration(
+            user, password: password, resource: resource, host: address.ipString, port: address.port,
+            fingerprint: fingerprint)
     }
 
     /// Cuts the TCP connection of `jid`'s session from the server's side,
