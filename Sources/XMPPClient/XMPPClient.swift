@@ -56,6 +56,8 @@ public actor XMPPClient {
         self.secret = configuration.secret
         do {
             store = try configuration.storePath.map { try ClientStore(path: $0) } ?? ClientStore.inMemory()
+            let cached = try store.cachedRoster(account: configuration.jid)
+            contacts = Dictionary(cached.contacts.map { ($0.jid, $0) }, uniquingKeysWith: { $1 })
         } catch {
             throw .storage("\(error)")
         }

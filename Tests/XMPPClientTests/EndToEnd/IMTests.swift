@@ -190,3 +190,37 @@ struct ClientIMTests {
         await bob.disconnect()
     }
 }
+
+/// The roster and archive kept in the client's SQLite file across clients.
+@Suite("Client local store")
+struct ClientLocalStoreTests {
+    @Test("the roster is cached with its version, shown before connecting, and still right after a versioned fetch")
+    func rosterCache() async throws {
+        try await ServerFixture.run { server in
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("swiftlet-store-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let path = directory + "/archive.sqlite"
+            _ = try await server.registeredClient("alice")
+            let first = try await server.registeredClient("carol") { $0.storePath = path }
+            try await first.connect()
+            try await first.addContact(try JID("alice@localhost"), name: "Alice")
+            try await first.send("hello", to: try JID("alice@localhost"))
+            await first.disconnect()
+            let cached = try ClientStore(path: path).cachedRoster(account: try JID("carol@localhost"))
+            #expect(cached.version != nil)
+            #expect(cached.contacts.map(\.name) == ["Alice"])
+
+            var configuration = server.configuration("carol")
+            configuration.storePath = path
+            let second = try XMPPClient(configuration: configuration)
+            #expect(await second.roster.map(\.name) == ["Alice"])
+            #expect(try await second.conversation(with: try JID("alice@localhost")).map(\.body) == ["hello"])
+            try await second.connect()
+            #expect(await second.roster.map(\.name) == ["Alice"])
+            #expect(await second.roster.first?.isPendingOut == true)
+            await second.disconnect()
+        }
+    }
+}
