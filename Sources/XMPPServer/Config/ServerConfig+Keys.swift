@@ -72,6 +72,7 @@ extension ServerConfig {
         .single("login_throttle", \.authentication.loginThrottle, .throttle),
         .single("handshake_timeout", \.timeouts.handshake, .duration),
         .single("idle_timeout", \.timeouts.idle, .duration),
+        .single("resume_timeout", \.timeouts.resume, .duration),
         .single("keepalive_interval", \.timeouts.keepaliveInterval, .duration),
         .single("max_stanza_size", \.limits.maxStanzaSize, .size),
         .single("max_stanza_size_unauthenticated", \.limits.maxStanzaSizeUnauthenticated, .size),

@@ -39,6 +39,7 @@ extension ServerConfig {
             why: "; RFC 7677 asks for at least 4096, and XMPPFramework refuses fewer")
         try check(authentication.loginThrottle, key: "login_throttle")
         try require(timeouts.handshake, in: .seconds(1)...(.seconds(3600)), key: "handshake_timeout", format)
+        try require(timeouts.resume, in: .zero...(.seconds(3600)), key: "resume_timeout", format)
         if timeouts.idle <= .seconds(150) {
             throw ConfigError(
                 key: "idle_timeout",

@@ -122,6 +122,10 @@ public struct ServerConfig: Sendable, Equatable {
         /// Interval of the server's whitespace keepalive on a quiet stream.
         /// Key `keepalive_interval`, default 60s, at least 1s.
         public var keepaliveInterval = Duration.seconds(60)
+        /// How long a session whose connection dropped waits for its client
+        /// to resume it (XEP-0198 §5); the client may ask for less. Key
+        /// `resume_timeout`, default 5m, from 0 (no resumption) to 1h.
+        public var resume = Duration.seconds(300)
     }
 
     /// Size limits, in bytes.

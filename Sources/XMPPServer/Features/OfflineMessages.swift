@@ -16,18 +16,7 @@ enum OfflineMessages {
     /// error when the account does not exist or is over its quota.
     static func store(_ message: Message, for user: JID, from session: ClientSession) {
         guard let username = user.localpart else { return }
-        let hasBody = message.body != nil
-        let xml = StoredStanza.serialize(message.element)
-        let sender = message.element[attribute: "from"] ?? ""
-        let now = Int(Date().timeIntervalSince1970 * 1000)
-        let quota = session.server.config.limits.offlineQuota
-        session.withStorage({ stores -> Outcome in
-            guard try stores.accounts.accountExists(username) else { return .noSuchUser }
-            // XEP-0160 §3: only messages with a body are worth keeping.
-            guard hasBody, let xml else { return .notKept }
-            let stored = try stores.offline.store(xml, from: sender, timestamp: now, for: username, quota: quota)
-            return stored ? .stored : .overQuota
-        }) { result in
+        session.withStorage(job(storing: message, for: username, server: session.server)) { result in
             switch result {
             case .success(.noSuchUser):
                 MessageDelivery.bounce(message, .serviceUnavailable, session)
@@ -42,6 +31,38 @@ enum OfflineMessages {
                 session.log.error("offline storage failed: \(error)")
                 if let reply = message.errorReply(StanzaError(.internalServerError)) { session.send(reply) }
             }
+        }
+    }
+
+    /// Keeps `message` for `user` with no session waiting for the outcome
+    /// (a message its recipient's session accepted but never acknowledged);
+    /// a failure is logged.
+    static func keep(_ message: Message, for user: JID, server: ServerContext) {
+        guard let username = user.localpart else { return }
+        server.storage.run(on: server.loop, job(storing: message, for: username, server: server)) { result in
+            switch result {
+            case .success(.stored), .success(.notKept): break
+            case .success(let outcome): server.log.notice("undelivered message for \(user) dropped: \(outcome)")
+            case .failure(let error): server.log.error("offline storage failed: \(error)")
+            }
+        }
+    }
+
+    /// The storage job that keeps `message` for `username`.
+    private static func job(
+        storing message: Message, for username: String, server: ServerContext
+    ) -> @Sendable (Stores) throws -> Outcome {
+        let hasBody = message.body != nil
+        let xml = StoredStanza.serialize(message.element)
+        let sender = message.element[attribute: "from"] ?? ""
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        let quota = server.config.limits.offlineQuota
+        return { stores in
+            guard try stores.accounts.accountExists(username) else { return .noSuchUser }
+            // XEP-0160 §3: only messages with a body are worth keeping.
+            guard hasBody, let xml else { return .notKept }
+            let stored = try stores.offline.store(xml, from: sender, timestamp: now, for: username, quota: quota)
+            return stored ? .stored : .overQuota
         }
     }
 

@@ -35,6 +35,12 @@ public final class SessionHandle: @unchecked Sendable {
         self.session.loop.inLoop && self.session.wrapped === session
     }
 
+    /// The session itself when the caller runs on its loop, else nil (a
+    /// session on another loop cannot be touched from here).
+    var sessionOnThisLoop: ClientSession? {
+        session.loop.inLoop ? session.wrapped : nil
+    }
+
     /// Sends `element` to the session's client.
     public func deliver(_ element: Element) {
         session.execute { $0.send(element) }

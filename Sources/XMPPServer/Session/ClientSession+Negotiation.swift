@@ -121,6 +121,7 @@ extension ClientSession {
         if element.namespace == NS.client {
             switch element.name {
             case "message", "presence", "iq":
+                streamManagement?.handledInbound &+= 1
                 return server.router.route(element, from: self)
             default:
                 return fail(StreamError(.unsupportedStanzaType, text: "<\(element.name)/> is not a stanza"))

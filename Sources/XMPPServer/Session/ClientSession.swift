@@ -91,6 +91,14 @@ public final class ClientSession {
     /// Input that arrived while waiting (a transport may deliver one last
     /// read after `pauseReading()`).
     var heldInput: [UInt8] = []
+    /// XEP-0198 state once the client enabled stream management.
+    var streamManagement: StreamManagementState?
+    /// Whether the connection is gone and the session waits to be resumed
+    /// (XEP-0198 §5); stanzas for it are queued, not written.
+    var isDetached = false
+    /// Ends a detached session that was not resumed in time, or asks a
+    /// quiet client for an acknowledgement.
+    var streamManagementTimer: (any ScheduledWork)?
 
     /// Creates the session for a connection that has just been accepted.
     /// - Parameter directTLS: The connection began with TLS (XEP-0368).
@@ -137,6 +145,7 @@ public final class ClientSession {
         server.loop.assertInLoop()
         guard phase != .closed else { return }
         log.info("disconnected")
+        if canWaitForResumption { return detach() }
         finish()
     }
 
@@ -227,6 +236,7 @@ public final class ClientSession {
 
     /// Sends an element inside the client stream's namespace scope.
     func send(_ element: Element) {
+        if streamManagement != nil, Stanza(element) != nil { recordSent(element) }
         do {
             send(try XMLSerializer.bytes(element, in: Self.clientScope))
         } catch {
@@ -238,7 +248,7 @@ public final class ClientSession {
 
     /// Sends raw bytes, through TLS when it is on.
     func send(_ bytes: [UInt8]) {
-        guard phase != .closed else { return }
+        guard phase != .closed, !isDetached else { return }
         lastSent = server.loop.now
         guard let tls else { return transport?.write(bytes) ?? () }
         do {
@@ -281,10 +291,11 @@ public final class ClientSession {
     }
 
     /// Releases everything the session holds; runs once.
-    private func finish() {
+    func finish() {
         phase = .closed
         handshakeTimer?.cancel()
         idleTimer?.cancel()
+        streamManagementTimer?.cancel()
         queuedEvents = []
         queueHead = 0
         heldInput = []
@@ -312,6 +323,10 @@ public final class ClientSession {
             let config = session.server.config
             let silentFor = session.lastReceived.duration(to: now)
             if silentFor >= config.timeouts.idle {
+                if session.canWaitForResumption {
+                    session.log.info("idle for too long")
+                    return session.detach()
+                }
                 return session.fail(StreamError(.connectionTimeout, text: "idle for too long"))
             }
             if session.phase == .bound, session.lastSent.duration(to: now) >= config.timeouts.keepaliveInterval {

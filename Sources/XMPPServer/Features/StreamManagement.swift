@@ -1,0 +1,103 @@
+import XMPPCore
+
+/// XEP-0198: Stream Management. Clients enable it after binding; both sides
+/// count stanzas and acknowledge them with `<r/>`/`<a/>`; a client whose
+/// connection dropped resumes its session on a new stream within the
+/// resumption window (`resume_timeout`) and gets every stanza it had not
+/// acknowledged. A session that ends without resuming hands its
+/// unacknowledged stanzas on: messages go to the user's other resources or
+/// offline storage, requests are answered with an error, so nothing the
+/// server accepted is silently lost.
+public struct StreamManagement: ServerFeature {
+    public init() {}
+
+    public func install(_ hooks: inout Hooks) {
+        hooks.streamFeature { session in
+            session.phase == .authenticated ? Element("sm", namespace: NS.sm) : nil
+        }
+        hooks.onNonza(NS.sm, "enable") { element, session in Self.enable(element, session) }
+        hooks.onNonza(NS.sm, "resume") { element, session in Self.resume(element, session) }
+        hooks.onNonza(NS.sm, "r") { _, session in
+            guard let state = session.streamManagement else { return Self.failed(.unexpectedRequest, session) }
+            session.send(Element("a", namespace: NS.sm, attributes: ["h": String(state.handledInbound)]))
+        }
+        hooks.onNonza(NS.sm, "a") { element, session in
+            guard session.streamManagement != nil else { return Self.failed(.unexpectedRequest, session) }
+            guard let h = element[attribute: "h"].flatMap(UInt32.init) else {
+                return session.fail(StreamError(.badFormat, text: "<a/> needs a count 'h' from 0 to 2^32-1"))
+            }
+            session.receiveAcknowledgement(h)
+        }
+        hooks.onSessionEnded { session in Self.handOff(session) }
+    }
+
+    /// `<enable/>` (XEP-0198 §3): only once, only after binding.
+    private static func enable(_ element: Element, _ session: ClientSession) {
+        guard session.phase == .bound, session.streamManagement == nil else {
+            return failed(.unexpectedRequest, session)
+        }
+        var state = StreamManagementState()
+        var enabled = Element("enabled", namespace: NS.sm)
+        let window = session.server.config.timeouts.resume
+        let wantsResume = ["true", "1"].contains(element[attribute: "resume"] ?? "")
+        if wantsResume, window > .zero {
+            let requested = element[attribute: "max"].flatMap(Int.init).map { Duration.seconds(max($0, 1)) }
+            state.resumeTimeout = min(requested ?? window, window)
+            state.resumptionID = Base64.encode(Crypto.randomBytes(count: 18))
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            enabled[attribute: "id"] = state.resumptionID
+            enabled[attribute: "resume"] = "true"
+            enabled[attribute: "max"] = String(state.resumeTimeout.components.seconds)
+        }
+        session.streamManagement = state
+        session.send(enabled)
+        session.log.debug("stream management on\(state.resumptionID == nil ? "" : ", resumable")")
+    }
+
+    /// `<resume/>` (XEP-0198 §5), instead of binding: takes over the
+    /// user's session with that id if it is still there.
+    private static func resume(_ element: Element, _ session: ClientSession) {
+        guard session.phase == .authenticated, let username = session.username else {
+            return failed(.unexpectedRequest, session)
+        }
+        guard let previous = element[attribute: "previd"], let h = element[attribute: "h"].flatMap(UInt32.init)
+        else {
+            return failed(.badRequest, session)
+        }
+        let user = try? JID(localpart: username, domainpart: session.server.domain)
+        let old = user.map { session.server.sessions.sessions(of: $0) }?.lazy
+            .compactMap(\.sessionOnThisLoop)
+            .first { $0.streamManagement?.resumptionID == previous && $0 !== session }
+        guard let old else {
+            session.log.info("cannot resume \(previous): no such session (ended or timed out)")
+            return failed(.itemNotFound, session)
+        }
+        do {
+            try session.resume(old, acknowledging: h)
+        } catch {
+            return failed(.undefinedCondition, session, text: "acknowledged \(error.claimed) of \(error.sent)")
+        }
+        let handled = session.streamManagement?.handledInbound ?? 0
+        session.send(
+            Element("resumed", namespace: NS.sm, attributes: ["previd": previous, "h": String(handled)]))
+        session.log.info("resumed \(session.jid?.description ?? "")")
+        session.resendUnacknowledged()
+    }
+
+    private static func failed(_ condition: StanzaError.Condition, _ session: ClientSession, text: String? = nil) {
+        var failed = Element("failed", namespace: NS.sm)
+        failed.append(Element(condition.rawValue, namespace: NS.stanzas))
+        if let text { failed.append(Element("text", namespace: NS.stanzas, children: [.text(text)])) }
+        session.send(failed)
+    }
+
+    /// Passes on what the ended session's client never acknowledged.
+    private static func handOff(_ session: ClientSession) {
+        guard let jid = session.handle?.jid ?? session.jid, var state = session.streamManagement else { return }
+        let stanzas = state.takeUnacknowledged()
+        session.streamManagement = state
+        guard !stanzas.isEmpty else { return }
+        session.log.info("handing on \(stanzas.count) unacknowledged stanzas")
+        for stanza in stanzas { UndeliveredStanza.handOff(stanza, of: jid, server: session.server) }
+    }
+}

@@ -1,0 +1,122 @@
+import XMPPCore
+
+/// XEP-0198 on the session: counting, acknowledgements, detaching when the
+/// connection drops, and taking over a detached session on `<resume/>`.
+extension ClientSession {
+    /// Unacknowledged stanzas after which we ask for an acknowledgement at
+    /// once rather than after `ackRequestDelay`.
+    static let ackRequestBatch = 5
+    /// How long a stanza may stay unacknowledged before we ask.
+    static let ackRequestDelay = Duration.seconds(1)
+
+    /// Whether losing the connection now should keep the session waiting
+    /// for `<resume/>` rather than end it.
+    var canWaitForResumption: Bool {
+        phase == .bound && !isDetached && streamManagement?.resumptionID != nil
+    }
+
+    /// Records a stanza sent under stream management and asks for an
+    /// acknowledgement when enough are outstanding or after a short delay.
+    func recordSent(_ stanza: Element) {
+        streamManagement?.recordSent(stanza)
+        guard !isDetached, let state = streamManagement, !state.ackRequested else { return }
+        if state.unacknowledged.count >= Self.ackRequestBatch {
+            requestAcknowledgement()
+        } else if streamManagementTimer == nil {
+            streamManagementTimer = server.loop.scheduleTimer(after: Self.ackRequestDelay) { [weak self] in
+                guard let self, self.phase != .closed, !self.isDetached else { return }
+                self.streamManagementTimer = nil
+                if self.streamManagement?.unacknowledged.isEmpty == false, self.streamManagement?.ackRequested == false {
+                    self.requestAcknowledgement()
+                }
+            }
+        }
+    }
+
+    private func requestAcknowledgement() {
+        streamManagement?.ackRequested = true
+        streamManagementTimer?.cancel()
+        streamManagementTimer = nil
+        send(Element("r", namespace: NS.sm))
+    }
+
+    /// Applies the client's `<a h='…'/>`.
+    func receiveAcknowledgement(_ h: UInt32) {
+        guard streamManagement != nil else { return }
+        do {
+            try streamManagement!.acknowledge(h)
+            streamManagement!.ackRequested = false
+        } catch {
+            var condition = Element("handled-count-too-high", namespace: NS.sm)
+            condition[attribute: "h"] = String(error.claimed)
+            condition[attribute: "send-count"] = String(error.sent)
+            fail(
+                StreamError(
+                    .undefinedCondition, text: "acknowledged \(error.claimed) stanzas of \(error.sent) sent",
+                    applicationCondition: condition))
+        }
+    }
+
+    /// Keeps the session after its connection dropped, queueing what
+    /// arrives for it, until it is resumed or the resumption window closes.
+    func detach() {
+        guard let timeout = streamManagement?.resumeTimeout else { return finish() }
+        log.info("waiting \(timeout) for the client to resume")
+        isDetached = true
+        idleTimer?.cancel()
+        streamManagementTimer?.cancel()
+        transport?.close()
+        transport = nil
+        tls = nil
+        streamManagementTimer = server.loop.scheduleTimer(after: timeout) { [weak self] in
+            guard let self, self.phase != .closed else { return }
+            self.log.info("not resumed in time")
+            self.finish()
+        }
+    }
+
+    /// Takes over `old`, a session of the same user with the id the client
+    /// asked to resume: its full JID, presence, state and queue, so the
+    /// client carries on where it was (XEP-0198 §5). `old` ends without a
+    /// trace: no unavailable presence, no stanza handed off.
+    ///
+    /// Per-session state of features must be carried over here.
+    /// - Parameter h: The client's count of our stanzas it handled.
+    func resume(_ old: ClientSession, acknowledging h: UInt32) throws(StreamManagementState.CountTooHigh) {
+        try old.streamManagement?.acknowledge(h)
+        guard let jid = old.jid, let oldHandle = old.handle else { return }
+        self.jid = jid
+        phase = .bound
+        handshakeTimer?.cancel()
+        handshakeTimer = nil
+        streamManagement = old.streamManagement
+        streamManagement?.ackRequested = false
+        isRosterInterested = old.isRosterInterested
+        isInactive = old.isInactive
+        directedPresence = old.directedPresence
+        let handle = SessionHandle(self)
+        handle.presence = oldHandle.presence
+        self.handle = handle
+        _ = server.sessions.bind(jid, handle)
+
+        old.jid = nil
+        old.handle = nil
+        old.streamManagement = nil
+        old.log.info("resumed by another connection")
+        old.closeTransport()
+    }
+
+    /// Sends again every stanza the client has not acknowledged, as they
+    /// were, without counting them twice.
+    func resendUnacknowledged() {
+        guard let stanzas = streamManagement?.unacknowledged else { return }
+        for stanza in stanzas {
+            do {
+                send(try XMLSerializer.bytes(stanza, in: Self.clientScope))
+            } catch {
+                log.error("cannot serialize <\(stanza.name)>: \(error)")
+            }
+        }
+        if !stanzas.isEmpty { requestAcknowledgement() }
+    }
+}
