@@ -112,6 +112,17 @@ public enum Storage {
                 CREATE INDEX offline_messages_by_account ON offline_messages (account_id);
                 """)
         }
+        migrator.register("0004-vcards") { database in
+            // One vCard per account, as the XML the client sent (XEP-0054
+            // has no partial updates, so nothing needs its fields apart).
+            try database.execute(
+                """
+                CREATE TABLE vcards (
+                    account_id INTEGER PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                    xml TEXT NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

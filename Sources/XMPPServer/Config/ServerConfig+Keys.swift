@@ -76,6 +76,7 @@ extension ServerConfig {
         .single("max_stanza_size", \.limits.maxStanzaSize, .size),
         .single("max_stanza_size_unauthenticated", \.limits.maxStanzaSizeUnauthenticated, .size),
         .single("offline_quota", \.limits.offlineQuota, .integer),
+        .single("vcard_max_size", \.limits.maxVCardSize, .size),
     ]
 
     /// The keys by name.

@@ -55,6 +55,7 @@ extension ServerConfig {
             formatSize,
             why: "; it cannot be below max_stanza_size_unauthenticated")
         try require(limits.offlineQuota, in: 0...1_000_000, key: "offline_quota", formatNumber)
+        try require(limits.maxVCardSize, in: (1 << 10)...(64 << 20), key: "vcard_max_size", formatSize)
     }
 
     /// At least one listener, and no address listed twice (port 0 aside:

@@ -138,6 +138,13 @@ public struct ServerConfig: Sendable, Equatable {
         /// senders get `resource-constraint`. Key `offline_quota`, default
         /// 1000, from 0 (keep none) to 1000000.
         public var offlineQuota = 1000
+        /// Largest vCard a user may store (XEP-0054), as serialized XML;
+        /// beyond it a set gets `policy-violation`. Key `vcard_max_size`,
+        /// default 1MiB, from 1KiB to 64MiB. A vCard also travels in one
+        /// stanza, so `maxStanzaSize` bounds it too: the default lets
+        /// through every vCard the stanza limit lets through, unresized
+        /// XMPPFramework photos included.
+        public var maxVCardSize = 1 << 20
     }
 
     /// A rate limit per client IP address: at most `count` events per

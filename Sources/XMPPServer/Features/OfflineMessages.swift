@@ -72,18 +72,3 @@ enum OfflineMessages {
         return Element("delay", namespace: NS.delay, attributes: ["from": domain, "stamp": stamp])
     }
 }
-
-/// Stanzas kept in storage as XML text, written in the client stream's
-/// scope (no `xmlns='jabber:client'`) and read back the same way.
-enum StoredStanza {
-    static func serialize(_ element: Element) -> String? {
-        try? XMLSerializer.string(element, in: ClientSession.clientScope)
-    }
-
-    static func parse(_ xml: String) -> Element? {
-        let parser = XMLStreamParser()
-        _ = parser.feed("<stream xmlns='jabber:client'>")
-        guard case .element(let element)? = parser.feed(xml).first else { return nil }
-        return element
-    }
-}

@@ -70,11 +70,15 @@ public struct Hooks: Sendable {
     private var endedHandlers: [@Sendable (ClientSession) -> Void] = []
     /// The `var`s of XEP-0030 `<feature/>`s the server supports, sorted.
     public private(set) var discoFeatures: [String] = []
+    /// The `var`s of the `<feature/>`s a user's account (its bare JID)
+    /// supports, sorted.
+    public private(set) var accountDiscoFeatures: [String] = []
 
     /// Creates hooks with `features` installed.
     public init(_ features: [any ServerFeature]) {
         for feature in features { feature.install(&self) }
         discoFeatures.sort()
+        accountDiscoFeatures.sort()
     }
 
     // MARK: - Installing
@@ -82,6 +86,12 @@ public struct Hooks: Sendable {
     /// Lists `feature` in the server's disco#info.
     public mutating func advertise(_ feature: String) {
         if !discoFeatures.contains(feature) { discoFeatures.append(feature) }
+    }
+
+    /// Lists `feature` in the disco#info of every account (XEP-0030 §3.1:
+    /// what the server answers on behalf of a bare JID).
+    public mutating func advertiseOnAccount(_ feature: String) {
+        if !accountDiscoFeatures.contains(feature) { accountDiscoFeatures.append(feature) }
     }
 
     /// Handles IQs of `type` whose payload is `name` in `namespace`,

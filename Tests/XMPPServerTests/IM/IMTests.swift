@@ -3,19 +3,6 @@ import XMPPCore
 @testable import XMPPServer
 import XMPPTestSupport
 
-/// A server with romeo (orchard) and juliet (balcony), both logged in and
-/// not yet available.
-private func romeoAndJuliet() throws -> (TestServer, TestClient, TestClient) {
-    let server = try TestServer()
-    try server.addUser("romeo", password: "pw")
-    try server.addUser("juliet", password: "pw")
-    let romeo = server.connect()
-    try romeo.login("romeo", "pw", resource: "orchard")
-    let juliet = server.connect()
-    try juliet.login("juliet", "pw", resource: "balcony")
-    return (server, romeo, juliet)
-}
-
 /// RFC 6121 end to end on the in-memory server: roster, subscriptions,
 /// presence and message delivery between two users.
 @Suite struct IMTests {
@@ -230,15 +217,7 @@ private func romeoAndJuliet() throws -> (TestServer, TestClient, TestClient) {
     }
 
     @Test func rosterRemoveCancelsBothSubscriptions() throws {
-        let (_, romeo, juliet) = try couple()
-        _ = try rosterItems(romeo)
-        _ = try rosterItems(juliet)
-        romeo.send("<presence type='subscribe' to='juliet@localhost'/>")
-        juliet.send("<presence type='subscribed' to='romeo@localhost'/>")
-        juliet.send("<presence type='subscribe' to='romeo@localhost'/>")
-        romeo.send("<presence type='subscribed' to='juliet@localhost'/>")
-        _ = romeo.receive()
-        _ = juliet.receive()
+        let (_, romeo, juliet) = try romeoAndJulietAsContacts()
         #expect(try rosterItems(juliet).first?[attribute: "subscription"] == "both")
         romeo.send("<iq type='set' id='rm'><query xmlns='jabber:iq:roster'><item jid='juliet@localhost' subscription='remove'/></query></iq>")
         _ = romeo.receive()
