@@ -74,6 +74,8 @@ public enum NS {
     public static let receipts = "urn:xmpp:receipts"
     /// XEP-0191: Blocking Command.
     public static let blocking = "urn:xmpp:blocking"
+    /// XEP-0191: Blocking Command, the application error `<blocked/>`.
+    public static let blockingErrors = "urn:xmpp:blocking:errors"
     /// XEP-0198: Stream Management, version 3.
     public static let sm = "urn:xmpp:sm:3"
     /// XEP-0199: XMPP Ping.

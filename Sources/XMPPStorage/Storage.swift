@@ -123,6 +123,19 @@ public enum Storage {
                 );
                 """)
         }
+        migrator.register("0005-blocklists") { database in
+            // The primary key serves the sorted listing, the membership
+            // test on the routing of an offline user's messages, and the
+            // cascade.
+            try database.execute(
+                """
+                CREATE TABLE blocklist_items (
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    jid TEXT NOT NULL,
+                    PRIMARY KEY (account_id, jid)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

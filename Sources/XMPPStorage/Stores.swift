@@ -14,6 +14,8 @@ public final class Stores {
     public let offline: any OfflineStore
     /// The users' vCards (XEP-0054).
     public let vCards: any VCardStore
+    /// The users' blocklists (XEP-0191).
+    public let blocklists: any BlocklistStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -25,6 +27,7 @@ public final class Stores {
         self.roster = SQLiteRosterStore(database: database)
         self.offline = SQLiteOfflineStore(database: database)
         self.vCards = SQLiteVCardStore(database: database)
+        self.blocklists = SQLiteBlocklistStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
@@ -39,11 +42,13 @@ public final class Stores {
         let roster = InMemoryRosterStore(accounts: accounts)
         let offline = InMemoryOfflineStore(accounts: accounts)
         let vCards = InMemoryVCardStore(accounts: accounts)
+        let blocklists = InMemoryBlocklistStore(accounts: accounts)
         self.database = nil
-        self.accounts = CascadingAccountStore(base: accounts, dependents: [roster, offline, vCards])
+        self.accounts = CascadingAccountStore(base: accounts, dependents: [roster, offline, vCards, blocklists])
         self.roster = roster
         self.offline = offline
         self.vCards = vCards
+        self.blocklists = blocklists
     }
 }
 

@@ -26,7 +26,7 @@ public final class TestServer {
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tls, tlsRequired: tlsRequired,
             storage: InlineStorage(loop: loop),
-            sessions: SessionRegistry(), hooks: Hooks(Features.standard),
+            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard),
             loginThrottle: AddressThrottle(config.authentication.loginThrottle),
             registrationThrottle: AddressThrottle(
                 config.registration.throttle,

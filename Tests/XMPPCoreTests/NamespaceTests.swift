@@ -33,6 +33,7 @@ import Testing
             (NS.vcardUpdate, "vcard-temp:x:update"),
             (NS.receipts, "urn:xmpp:receipts"),
             (NS.blocking, "urn:xmpp:blocking"),
+            (NS.blockingErrors, "urn:xmpp:blocking:errors"),
             (NS.sm, "urn:xmpp:sm:3"),
             (NS.ping, "urn:xmpp:ping"),
             (NS.time, "urn:xmpp:time"),

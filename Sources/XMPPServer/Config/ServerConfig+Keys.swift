@@ -77,6 +77,7 @@ extension ServerConfig {
         .single("max_stanza_size_unauthenticated", \.limits.maxStanzaSizeUnauthenticated, .size),
         .single("offline_quota", \.limits.offlineQuota, .integer),
         .single("vcard_max_size", \.limits.maxVCardSize, .size),
+        .single("blocklist_max_items", \.limits.blocklistMaxItems, .integer),
     ]
 
     /// The keys by name.

@@ -145,6 +145,10 @@ public struct ServerConfig: Sendable, Equatable {
         /// through every vCard the stanza limit lets through, unresized
         /// XMPPFramework photos included.
         public var maxVCardSize = 1 << 20
+        /// Most JIDs one user may block (XEP-0191); a block beyond it gets
+        /// `policy-violation`. The lists of online users are kept in
+        /// memory. Key `blocklist_max_items`, default 1000, from 1 to 100000.
+        public var blocklistMaxItems = 1000
     }
 
     /// A rate limit per client IP address: at most `count` events per

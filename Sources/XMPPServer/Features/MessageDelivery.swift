@@ -13,6 +13,8 @@ import XMPPCore
 /// | bare JID             | headline      | every available resource of non-negative priority, else dropped |
 /// | bare JID             | groupchat     | `service-unavailable`                                       |
 /// | bare JID             | error         | dropped                                                     |
+///
+/// First, XEP-0191 blocking may refuse it (`Blocking+Routing.swift`).
 enum MessageDelivery {
     /// Routes a message from a bound session; `from` is stamped.
     static func route(_ element: Element, to recipient: JID?, from session: ClientSession) {
@@ -22,6 +24,7 @@ enum MessageDelivery {
             if message.type == .chat || message.type == .normal { bounce(message, .serviceUnavailable, session) }
             return
         }
+        if Blocking.refuses(element, to: target, from: session) { return }
         if !target.isBare {
             if let handle = session.server.sessions.session(target) { return handle.deliver(element) }
             switch message.type {

@@ -9,27 +9,30 @@ import XMPPStorage
 /// removed.
 enum OfflineMessages {
     private enum Outcome: Sendable {
-        case stored, overQuota, noSuchUser, notKept
+        case stored, overQuota, unreachable, notKept
     }
 
     /// Keeps `message` for `user` (a bare JID), answering the sender with an
-    /// error when the account does not exist or is over its quota.
+    /// error when the account does not exist, blocks the sender, or is over
+    /// its quota.
     static func store(_ message: Message, for user: JID, from session: ClientSession) {
         guard let username = user.localpart else { return }
         let hasBody = message.body != nil
         let xml = StoredStanza.serialize(message.element)
         let sender = message.element[attribute: "from"] ?? ""
+        guard let senderJID = session.jid else { return }
         let now = Int(Date().timeIntervalSince1970 * 1000)
         let quota = session.server.config.limits.offlineQuota
         session.withStorage({ stores -> Outcome in
-            guard try stores.accounts.accountExists(username) else { return .noSuchUser }
+            // No such account, or it blocks the sender (XEP-0191 §3.3).
+            guard try Blocking.reaches(username, from: senderJID, in: stores) else { return .unreachable }
             // XEP-0160 §3: only messages with a body are worth keeping.
             guard hasBody, let xml else { return .notKept }
             let stored = try stores.offline.store(xml, from: sender, timestamp: now, for: username, quota: quota)
             return stored ? .stored : .overQuota
         }) { result in
             switch result {
-            case .success(.noSuchUser):
+            case .success(.unreachable):
                 MessageDelivery.bounce(message, .serviceUnavailable, session)
             case .success(.overQuota):
                 session.log.notice("offline quota of \(username) reached")

@@ -10,6 +10,7 @@ import XMPPStorage
 /// |----------------------------------|---------------------------------------------|
 /// | get, own account or another user | the stored vCard, or an empty `<vCard/>` (§3.1: a user without one) |
 /// | get, no such account             | `service-unavailable` (RFC 6121 §8.5.1)      |
+/// | get, from someone the user blocks | `service-unavailable` (XEP-0191 §3.3)      |
 /// | set, own account                 | stored, empty result; over `vcard_max_size`: `policy-violation` |
 /// | set, another user's bare JID     | `forbidden`                                 |
 ///
@@ -29,18 +30,19 @@ public struct VCardTemp: ServerFeature {
     }
 
     private enum Lookup: Sendable {
-        case noSuchAccount
+        /// No such account, or it blocks the requester (XEP-0191 §3.3).
+        case unreachable
         case found(String?)
     }
 
     @Sendable private static func get(_ request: IQRequest) {
-        guard let username = request.target.localpart else { return }
+        guard let username = request.target.localpart, let requester = request.session.jid else { return }
         request.session.withStorage({ stores -> Lookup in
-            guard try stores.accounts.accountExists(username) else { return .noSuchAccount }
+            guard try Blocking.reaches(username, from: requester, in: stores) else { return .unreachable }
             return .found(try stores.vCards.vCard(of: username))
         }) { result in
             switch result {
-            case .success(.noSuchAccount):
+            case .success(.unreachable):
                 request.fail(StanzaError(.serviceUnavailable))
             case .success(.found(nil)):
                 request.reply(Element("vCard", namespace: NS.vcard))

@@ -66,6 +66,7 @@ public struct Hooks: Sendable {
     private var iqHandlers: [IQKey: IQHandler] = [:]
     private var nonzaHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Void] = [:]
     private var streamFeatureProviders: [@Sendable (ClientSession) -> Element?] = []
+    private var authenticatedHandlers: [@Sendable (ClientSession) -> Void] = []
     private var boundHandlers: [@Sendable (ClientSession) -> Void] = []
     private var endedHandlers: [@Sendable (ClientSession) -> Void] = []
     /// The `var`s of XEP-0030 `<feature/>`s the server supports, sorted.
@@ -120,6 +121,14 @@ public struct Hooks: Sendable {
         streamFeatureProviders.append(provider)
     }
 
+    /// Runs `handler` when a session has authenticated (SASL succeeded),
+    /// before the client can bind: a handler that loads per-user state
+    /// with `ClientSession.withStorage` holds the session's input, binding
+    /// included, until the state is there.
+    public mutating func onAuthenticated(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+        authenticatedHandlers.append(handler)
+    }
+
     /// Runs `handler` when a session binds a resource.
     public mutating func onSessionBound(_ handler: @escaping @Sendable (ClientSession) -> Void) {
         boundHandlers.append(handler)
@@ -147,6 +156,10 @@ public struct Hooks: Sendable {
         }
         handler(element, session)
         return true
+    }
+
+    func sessionAuthenticated(_ session: ClientSession) {
+        for handler in authenticatedHandlers { handler(session) }
     }
 
     func sessionBound(_ session: ClientSession) {

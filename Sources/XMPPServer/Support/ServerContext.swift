@@ -22,6 +22,8 @@ public final class ServerContext {
     /// `ClientSession.withStorage` so the session's stanzas keep their order.
     public let storage: any StorageJobs
     public let sessions: SessionRegistry
+    /// The blocklists (XEP-0191) of users with a session, for routing.
+    public let blocklists: BlocklistCache
     public let hooks: Hooks
     public let router: Router
     public let loginThrottle: AddressThrottle
@@ -32,7 +34,7 @@ public final class ServerContext {
     /// Creates a loop's context.
     public init(
         config: ServerConfig, loop: any ServerLoop, log: Logger, tlsContext: TLSContext?, tlsRequired: Bool,
-        storage: any StorageJobs, sessions: SessionRegistry, hooks: Hooks,
+        storage: any StorageJobs, sessions: SessionRegistry, blocklists: BlocklistCache, hooks: Hooks,
         loginThrottle: AddressThrottle, registrationThrottle: AddressThrottle, scramSecret: [UInt8]
     ) throws(JIDError) {
         self.config = config
@@ -45,6 +47,7 @@ public final class ServerContext {
         self.accounts = StoredAccounts(storage: storage, iterations: config.authentication.scramIterations)
         self.storage = storage
         self.sessions = sessions
+        self.blocklists = blocklists
         self.hooks = hooks
         self.router = Router(domain: domainJID.domainpart)
         self.loginThrottle = loginThrottle

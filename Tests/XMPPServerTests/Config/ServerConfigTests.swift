@@ -138,6 +138,7 @@ import Testing
         ("max_stanza_size = 8KiB", "max_stanza_size", "must be from 16KiB to 64MiB, got 8KiB"),
         ("max_stanza_size = 128MiB", "max_stanza_size", "must be from 16KiB to 64MiB"),
         ("vcard_max_size = 1000", "vcard_max_size", "must be from 1KiB to 64MiB, got 1000"),
+        ("blocklist_max_items = 0", "blocklist_max_items", "must be from 1 to 100000, got 0"),
         ("registration_throttle = 0 per 1h", "registration_throttle", "expected at least 1 per at least 1s"),
         ("login_throttle = 3 per 0s", "login_throttle", "expected at least 1 per at least 1s"),
         ("data_directory = \"\"", "data_directory", "must not be empty"),
