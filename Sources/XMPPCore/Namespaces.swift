@@ -90,6 +90,8 @@ public enum NS {
     public static let forward = "urn:xmpp:forward:0"
     /// XEP-0313: Message Archive Management, version 2.
     public static let mam = "urn:xmpp:mam:2"
+    /// XEP-0334: Message Processing Hints (`<no-copy/>` and others).
+    public static let hints = "urn:xmpp:hints"
     /// XEP-0352: Client State Indication.
     public static let csi = "urn:xmpp:csi:0"
     /// XEP-0363: HTTP File Upload, current namespace.

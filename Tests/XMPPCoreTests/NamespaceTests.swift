@@ -40,6 +40,7 @@ import Testing
             (NS.delay, "urn:xmpp:delay"),
             (NS.carbons, "urn:xmpp:carbons:2"),
             (NS.forward, "urn:xmpp:forward:0"),
+            (NS.hints, "urn:xmpp:hints"),
             (NS.mam, "urn:xmpp:mam:2"),
             (NS.csi, "urn:xmpp:csi:0"),
             (NS.httpUpload, "urn:xmpp:http:upload:0"),

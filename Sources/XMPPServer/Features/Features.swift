@@ -4,7 +4,7 @@ public enum Features {
     public static var standard: [any ServerFeature] {
         [
             Disco(), Ping(), Registration(), LegacySession(), Roster(), PresenceBroadcast.Feature(), ClientStateIndication(),
-            VCardTemp(), Blocking(),
+            VCardTemp(), Blocking(), Carbons(),
         ]
     }
 }
