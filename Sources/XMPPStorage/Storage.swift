@@ -136,6 +136,18 @@ public enum Storage {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.register("0006-last-activity") { database in
+            // One row per account: when its last available resource went
+            // away (seconds since 1970, UTC) and the status it left.
+            try database.execute(
+                """
+                CREATE TABLE last_activity (
+                    account_id INTEGER PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                    timestamp INTEGER NOT NULL,
+                    status TEXT
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -16,6 +16,8 @@ public final class Stores {
     public let vCards: any VCardStore
     /// The users' blocklists (XEP-0191).
     public let blocklists: any BlocklistStore
+    /// The users' last logouts (XEP-0012).
+    public let lastActivity: any LastActivityStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -28,6 +30,7 @@ public final class Stores {
         self.offline = SQLiteOfflineStore(database: database)
         self.vCards = SQLiteVCardStore(database: database)
         self.blocklists = SQLiteBlocklistStore(database: database)
+        self.lastActivity = SQLiteLastActivityStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
@@ -43,12 +46,15 @@ public final class Stores {
         let offline = InMemoryOfflineStore(accounts: accounts)
         let vCards = InMemoryVCardStore(accounts: accounts)
         let blocklists = InMemoryBlocklistStore(accounts: accounts)
+        let lastActivity = InMemoryLastActivityStore(accounts: accounts)
         self.database = nil
-        self.accounts = CascadingAccountStore(base: accounts, dependents: [roster, offline, vCards, blocklists])
+        self.accounts = CascadingAccountStore(
+            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity])
         self.roster = roster
         self.offline = offline
         self.vCards = vCards
         self.blocklists = blocklists
+        self.lastActivity = lastActivity
     }
 }
 

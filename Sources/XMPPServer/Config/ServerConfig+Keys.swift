@@ -78,6 +78,7 @@ extension ServerConfig {
         .single("offline_quota", \.limits.offlineQuota, .integer),
         .single("vcard_max_size", \.limits.maxVCardSize, .size),
         .single("blocklist_max_items", \.limits.blocklistMaxItems, .integer),
+        .single("version_reply", \.versionReply, .choice(VersionReply.self)),
     ]
 
     /// The keys by name.

@@ -42,6 +42,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var timeouts = Timeouts()
     /// Size limits.
     public var limits = Limits()
+    /// What a software version query (XEP-0092) to the server learns. Key
+    /// `version_reply`, default `full`.
+    public var versionReply = VersionReply.full
 
     /// The defaults.
     public init() {}
@@ -149,6 +152,17 @@ public struct ServerConfig: Sendable, Equatable {
         /// `policy-violation`. The lists of online users are kept in
         /// memory. Key `blocklist_max_items`, default 1000, from 1 to 100000.
         public var blocklistMaxItems = 1000
+    }
+
+    /// How much the server tells about its software (XEP-0092).
+    public enum VersionReply: String, Sendable, CaseIterable {
+        /// Name (Swiftlet), version and operating system.
+        case full
+        /// The name alone.
+        case nameOnly = "name_only"
+        /// Nothing: the query gets `service-unavailable`, as for a
+        /// feature the server lacks, and disco does not list it.
+        case off
     }
 
     /// A rate limit per client IP address: at most `count` events per

@@ -48,7 +48,9 @@ enum PresenceBroadcast {
     }
 
     /// Broadcast presence (no `to`): updates the resource's availability and
-    /// tells its subscribers and the user's other resources (§4.2, §4.4, §4.5).
+    /// tells its subscribers and the user's other resources (§4.2, §4.4,
+    /// §4.5); the last available resource going away is the user's logout
+    /// (XEP-0012).
     private static func broadcast(_ presence: Presence, from session: ClientSession) {
         guard let handle = session.handle, let jid = session.jid else { return }
         let priority: Int8
@@ -63,7 +65,11 @@ enum PresenceBroadcast {
         if presence.type == .available {
             handle.presence = (presence.element, priority)
         } else {
+            let wasAvailable = handle.isAvailable
             handle.presence = nil
+            if wasAvailable, session.server.sessions.availableSessions(of: jid.bare).isEmpty {
+                LastActivity.recordLogout(of: jid.bare, status: presence.status, server: session.server)
+            }
         }
         let directed = presence.type == .unavailable ? session.directedPresence : []
         if presence.type == .unavailable { session.directedPresence = [] }
@@ -130,13 +136,17 @@ enum PresenceBroadcast {
     }
 
     /// The end of a session that was available: unavailable presence to
-    /// everyone who had its presence (§4.5.2, also for abrupt disconnects).
+    /// everyone who had its presence (§4.5.2, also for abrupt disconnects),
+    /// and the user's logout (XEP-0012) if it was the last available one.
     static func sessionEnded(_ session: ClientSession) {
         guard let handle = session.handle, handle.isAvailable else { return }
         let jid = handle.jid
         handle.presence = nil
         let directed = session.directedPresence
         let server = session.server
+        if server.sessions.availableSessions(of: jid.bare).isEmpty {
+            LastActivity.recordLogout(of: jid.bare, status: nil, server: server)
+        }
         let unavailable = Element(
             "presence", namespace: NS.client, attributes: ["type": "unavailable", "from": jid.description])
         server.storage.run(on: server.loop, { stores in try stores.roster.items(of: jid.localpart!) }) { result in

@@ -12,6 +12,8 @@ public final class ServerContext {
     public let domainJID: JID
     public let loop: any ServerLoop
     public let log: Logger
+    /// When the server started, on the loop's clock (XEP-0012 uptime).
+    public let started: ContinuousClock.Instant
     /// The certificate for STARTTLS and direct TLS; nil offers no TLS.
     public let tlsContext: TLSContext?
     /// Whether STARTTLS must come before anything else (the effective
@@ -42,6 +44,7 @@ public final class ServerContext {
         self.domain = domainJID.domainpart
         self.loop = loop
         self.log = log
+        self.started = loop.now
         self.tlsContext = tlsContext
         self.tlsRequired = tlsRequired
         self.accounts = StoredAccounts(storage: storage, iterations: config.authentication.scramIterations)

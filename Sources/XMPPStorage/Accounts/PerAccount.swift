@@ -37,3 +37,21 @@ struct PerAccount<Value> {
         values[Array(username.utf8)] = nil
     }
 }
+
+/// A store of one value per account in memory: the in-memory twin of the
+/// SQLite stores with one row per account. Each store protocol it serves
+/// is a conditional conformance (`InMemoryVCardStore`,
+/// `InMemoryLastActivityStore`). `Stores(accounts:)` deletes a value with
+/// its account.
+public final class InMemoryPerAccountStore<Value>: AccountScopedStore {
+    var values: PerAccount<Value>
+
+    /// Creates an empty store for the users of `accounts`.
+    public init(accounts: any AccountStore) {
+        values = PerAccount(accounts: accounts)
+    }
+
+    func removeAll(of username: String) {
+        values.removeAll(of: username)
+    }
+}

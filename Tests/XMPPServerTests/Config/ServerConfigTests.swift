@@ -114,6 +114,7 @@ import Testing
         ("tls = yes", "tls", "expected auto, required or optional, got 'yes'"),
         ("log_level = verbose", "log_level", "expected debug, info, notice, warning or error"),
         ("registration = invite", "registration", "expected open or closed"),
+        ("version_reply = hidden", "version_reply", "expected full, name_only or off, got 'hidden'"),
         ("threads = many", "threads", "expected a whole number"),
     ])
     func badValuesNameFileLineAndKey(line: String, key: String, expected: String) throws {
