@@ -80,7 +80,7 @@ public struct Carbons: ServerFeature {
     }
 
     private static func send(_ kind: String, _ message: Element, of user: JID, skipping: [JID], server: ServerContext) {
-        let targets = server.sessions.sessions(of: user).filter { $0.carbonsEnabled && !skipping.contains($0.jid) }
+        let targets = server.sessions.sessions(of: user) { $0.carbonsEnabled && !skipping.contains($0.jid) }
         guard !targets.isEmpty else { return }
         let forwarded = Element("forwarded", namespace: NS.forward, children: [.element(message)])
         var carbon = Element("message", namespace: NS.client, attributes: ["from": user.description])

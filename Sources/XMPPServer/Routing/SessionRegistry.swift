@@ -98,10 +98,16 @@ public final class SessionRegistry: Sendable {
         table.withLock { $0[bare.bare].map { Array($0.values) } ?? [] }
     }
 
+    /// The sessions of an account that `predicate` accepts, in one pass
+    /// under the lock (keep `predicate` cheap).
+    public func sessions(of bare: JID, where predicate: (SessionHandle) -> Bool) -> [SessionHandle] {
+        table.withLock { $0[bare.bare]?.values.filter(predicate) ?? [] }
+    }
+
     /// The available sessions of an account (RFC 6121 §4.1: those that
     /// sent initial presence).
     public func availableSessions(of bare: JID) -> [SessionHandle] {
-        sessions(of: bare).filter(\.isAvailable)
+        sessions(of: bare, where: \.isAvailable)
     }
 
     /// How many sessions are bound.
