@@ -221,6 +221,18 @@ import XMPPTestSupport
         #expect(server.context.blocklists.count == 0)
     }
 
+    @Test func aSessionThatNeverBindsReleasesTheListToo() throws {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        let client = server.connect()
+        try client.openStream()
+        try client.authenticate("romeo", "pw")
+        #expect(server.context.blocklists.list(of: "romeo") == Blocklist(), "loaded before binding")
+        client.session.transportClosed()
+        server.loop.run()
+        #expect(server.context.blocklists.count == 0)
+    }
+
     @Test func serverAdvertisesBlocking() throws {
         let (_, romeo, _) = try romeoAndJuliet()
         let info = romeo.request("<iq type='get' id='d' to='localhost'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>", id: "d")
