@@ -74,6 +74,8 @@ public enum NS {
     public static let receipts = "urn:xmpp:receipts"
     /// XEP-0191: Blocking Command.
     public static let blocking = "urn:xmpp:blocking"
+    /// XEP-0191: Blocking Command, the application error `<blocked/>`.
+    public static let blockingErrors = "urn:xmpp:blocking:errors"
     /// XEP-0198: Stream Management, version 3.
     public static let sm = "urn:xmpp:sm:3"
     /// XEP-0199: XMPP Ping.
@@ -88,6 +90,8 @@ public enum NS {
     public static let forward = "urn:xmpp:forward:0"
     /// XEP-0313: Message Archive Management, version 2.
     public static let mam = "urn:xmpp:mam:2"
+    /// XEP-0334: Message Processing Hints (`<no-copy/>` and others).
+    public static let hints = "urn:xmpp:hints"
     /// XEP-0352: Client State Indication.
     public static let csi = "urn:xmpp:csi:0"
     /// XEP-0363: HTTP File Upload, current namespace.

@@ -43,7 +43,7 @@ public final class Server: @unchecked Sendable {
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tlsContext, tlsRequired: policy.requirement == .required,
             storage: storage,
-            sessions: SessionRegistry(), hooks: Hooks(Features.standard),
+            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(for: config)),
             loginThrottle: AddressThrottle(config.authentication.loginThrottle),
             registrationThrottle: AddressThrottle(
                 config.registration.throttle,

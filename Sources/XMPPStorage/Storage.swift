@@ -112,6 +112,42 @@ public enum Storage {
                 CREATE INDEX offline_messages_by_account ON offline_messages (account_id);
                 """)
         }
+        migrator.register("0004-vcards") { database in
+            // One vCard per account, as the XML the client sent (XEP-0054
+            // has no partial updates, so nothing needs its fields apart).
+            try database.execute(
+                """
+                CREATE TABLE vcards (
+                    account_id INTEGER PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                    xml TEXT NOT NULL
+                );
+                """)
+        }
+        migrator.register("0005-blocklists") { database in
+            // The primary key serves the sorted listing, the membership
+            // test on the routing of an offline user's messages, and the
+            // cascade.
+            try database.execute(
+                """
+                CREATE TABLE blocklist_items (
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    jid TEXT NOT NULL,
+                    PRIMARY KEY (account_id, jid)
+                ) WITHOUT ROWID;
+                """)
+        }
+        migrator.register("0006-last-activity") { database in
+            // One row per account: when its last available resource went
+            // away (seconds since 1970, UTC) and the status it left.
+            try database.execute(
+                """
+                CREATE TABLE last_activity (
+                    account_id INTEGER PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                    timestamp INTEGER NOT NULL,
+                    status TEXT
+                );
+                """)
+        }
         return migrator
     }
 }

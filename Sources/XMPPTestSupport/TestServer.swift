@@ -13,7 +13,7 @@ public final class TestServer {
     private var nextID = 1
 
     /// Creates a server for `config` (default: `localhost`, TLS optional,
-    /// registration open, features of `Features.standard`). Log lines go to
+    /// registration open, features of `Features.standard(for:)`). Log lines go to
     /// `logLines`.
     public init(config: ServerConfig = ServerConfig(), tlsRequired: Bool = false) throws {
         let lines = LogLines()
@@ -26,7 +26,7 @@ public final class TestServer {
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tls, tlsRequired: tlsRequired,
             storage: InlineStorage(loop: loop),
-            sessions: SessionRegistry(), hooks: Hooks(Features.standard),
+            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(for: config)),
             loginThrottle: AddressThrottle(config.authentication.loginThrottle),
             registrationThrottle: AddressThrottle(
                 config.registration.throttle,

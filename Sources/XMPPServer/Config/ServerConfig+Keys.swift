@@ -77,6 +77,9 @@ extension ServerConfig {
         .single("max_stanza_size", \.limits.maxStanzaSize, .size),
         .single("max_stanza_size_unauthenticated", \.limits.maxStanzaSizeUnauthenticated, .size),
         .single("offline_quota", \.limits.offlineQuota, .integer),
+        .single("vcard_max_size", \.limits.maxVCardSize, .size),
+        .single("blocklist_max_items", \.limits.blocklistMaxItems, .integer),
+        .single("version_reply", \.versionReply, .choice(VersionReply.self)),
     ]
 
     /// The keys by name.

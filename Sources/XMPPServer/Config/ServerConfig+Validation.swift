@@ -56,6 +56,8 @@ extension ServerConfig {
             formatSize,
             why: "; it cannot be below max_stanza_size_unauthenticated")
         try require(limits.offlineQuota, in: 0...1_000_000, key: "offline_quota", formatNumber)
+        try require(limits.maxVCardSize, in: (1 << 10)...(64 << 20), key: "vcard_max_size", formatSize)
+        try require(limits.blocklistMaxItems, in: 1...100_000, key: "blocklist_max_items", formatNumber)
     }
 
     /// At least one listener, and no address listed twice (port 0 aside:

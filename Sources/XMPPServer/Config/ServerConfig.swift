@@ -42,6 +42,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var timeouts = Timeouts()
     /// Size limits.
     public var limits = Limits()
+    /// What a software version query (XEP-0092) to the server learns. Key
+    /// `version_reply`, default `full`.
+    public var versionReply = VersionReply.full
 
     /// The defaults.
     public init() {}
@@ -142,6 +145,28 @@ public struct ServerConfig: Sendable, Equatable {
         /// senders get `resource-constraint`. Key `offline_quota`, default
         /// 1000, from 0 (keep none) to 1000000.
         public var offlineQuota = 1000
+        /// Largest vCard a user may store (XEP-0054), as serialized XML;
+        /// beyond it a set gets `policy-violation`. Key `vcard_max_size`,
+        /// default 1MiB, from 1KiB to 64MiB. A vCard also travels in one
+        /// stanza, so `maxStanzaSize` bounds it too: the default lets
+        /// through every vCard the stanza limit lets through, unresized
+        /// XMPPFramework photos included.
+        public var maxVCardSize = 1 << 20
+        /// Most JIDs one user may block (XEP-0191); a block beyond it gets
+        /// `policy-violation`. The lists of online users are kept in
+        /// memory. Key `blocklist_max_items`, default 1000, from 1 to 100000.
+        public var blocklistMaxItems = 1000
+    }
+
+    /// How much the server tells about its software (XEP-0092).
+    public enum VersionReply: String, Sendable, CaseIterable {
+        /// Name (Swiftlet), version and operating system.
+        case full
+        /// The name alone.
+        case nameOnly = "name_only"
+        /// Nothing: the query gets `service-unavailable`, as for a
+        /// feature the server lacks, and disco does not list it.
+        case off
     }
 
     /// A rate limit per client IP address: at most `count` events per

@@ -2,29 +2,25 @@ import XMPPCore
 
 /// XEP-0030: Service Discovery. The domain's info lists the server identity
 /// and every feature the installed features advertise; an account's own
-/// bare JID answers as a registered account. Items are empty until a
-/// component (upload, MUC) exists.
+/// bare JID answers as a registered account, with the features advertised
+/// for accounts. Items are empty until a component (upload, MUC) exists.
 public struct Disco: ServerFeature {
     public init() {}
 
     public func install(_ hooks: inout Hooks) {
-        hooks.advertise(NS.discoInfo)
-        hooks.advertise(NS.discoItems)
+        for feature in [NS.discoInfo, NS.discoItems] {
+            hooks.advertise(feature)
+            hooks.advertiseOnAccount(feature)
+        }
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.host]) { request in
             guard var query = Self.query(request) else { return }
             query.append(Self.identity(category: "server", type: "im", name: "Swiftlet"))
-            for feature in request.server.hooks.discoFeatures {
-                query.append(Element("feature", namespace: NS.discoInfo, attributes: ["var": feature]))
-            }
-            request.reply(query)
+            request.reply(Self.adding(request.server.hooks.discoFeatures, to: query))
         }
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.account]) { request in
             guard var query = Self.query(request) else { return }
             query.append(Self.identity(category: "account", type: "registered", name: nil))
-            for feature in [NS.discoInfo, NS.discoItems] {
-                query.append(Element("feature", namespace: NS.discoInfo, attributes: ["var": feature]))
-            }
-            request.reply(query)
+            request.reply(Self.adding(request.server.hooks.accountDiscoFeatures, to: query))
         }
         hooks.onIQ(.get, NS.discoItems, "query", to: [.host, .account]) { request in
             guard let query = Self.query(request) else { return }
@@ -41,6 +37,15 @@ public struct Disco: ServerFeature {
             return nil
         }
         return Element("query", namespace: namespace)
+    }
+
+    /// `query` with a `<feature/>` for each of `features`.
+    private static func adding(_ features: [String], to query: Element) -> Element {
+        var query = query
+        for feature in features {
+            query.append(Element("feature", namespace: NS.discoInfo, attributes: ["var": feature]))
+        }
+        return query
     }
 
     private static func identity(category: String, type: String, name: String?) -> Element {

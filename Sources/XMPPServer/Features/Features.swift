@@ -1,10 +1,12 @@
 /// The features a server installs.
 public enum Features {
-    /// Everything Swiftlet implements, in the order they hook in.
-    public static var standard: [any ServerFeature] {
+    /// Everything Swiftlet implements, in the order they hook in, as
+    /// `config` sets them up.
+    public static func standard(for config: ServerConfig) -> [any ServerFeature] {
         [
             Disco(), Ping(), Registration(), LegacySession(), Roster(), PresenceBroadcast.Feature(), ClientStateIndication(),
-            StreamManagement(),
+            VCardTemp(), Blocking(), Carbons(), SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(),
+            LegacyArchivingPreferences(), StreamManagement(),
         ]
     }
 }

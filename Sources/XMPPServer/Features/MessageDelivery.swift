@@ -13,6 +13,9 @@ import XMPPCore
 /// | bare JID             | headline      | every available resource of non-negative priority, else dropped |
 /// | bare JID             | groupchat     | `service-unavailable`                                       |
 /// | bare JID             | error         | dropped                                                     |
+///
+/// First, XEP-0191 blocking may refuse it (`Blocking+Routing.swift`);
+/// XEP-0280 carbons copy what is sent and what is delivered (`Carbons`).
 enum MessageDelivery {
     /// Routes a message from a bound session; `from` is stamped.
     static func route(_ element: Element, to recipient: JID?, from session: ClientSession) {
@@ -22,18 +25,25 @@ enum MessageDelivery {
             if message.type == .chat || message.type == .normal { bounce(message, .serviceUnavailable, session) }
             return
         }
+        if Blocking.refuses(element, to: target, from: session) { return }
+        let copying = Carbons.Copying(message)
+        Carbons.copySent(copying, to: target, from: session)
         if !target.isBare {
-            if let handle = session.server.sessions.session(target) { return handle.deliver(element) }
+            if let handle = session.server.sessions.session(target) {
+                handle.deliver(copying.delivered.element)
+                return Carbons.copyReceived(copying, by: target.bare, on: [target], server: session.server)
+            }
             switch message.type {
             case .chat, .normal: break
             case .groupchat: return bounce(message, .serviceUnavailable, session)
             case .headline, .error: return
             }
         }
-        deliver(message, to: target.bare, from: session)
+        deliver(copying, to: target.bare, from: session)
     }
 
-    private static func deliver(_ message: Message, to user: JID, from session: ClientSession) {
+    private static func deliver(_ copying: Carbons.Copying, to user: JID, from session: ClientSession) {
+        let message = copying.delivered
         let candidates = session.server.sessions.availableSessions(of: user).compactMap { handle in
             handle.presence.flatMap { $0.priority >= 0 ? (handle, $0.priority) : nil }
         }
@@ -48,7 +58,9 @@ enum MessageDelivery {
             guard let top = candidates.map(\.1).max() else {
                 return OfflineMessages.store(message, for: user, from: session)
             }
-            for (handle, priority) in candidates where priority == top { handle.deliver(message.element) }
+            let recipients = candidates.filter { $0.1 == top }.map(\.0)
+            for handle in recipients { handle.deliver(message.element) }
+            Carbons.copyReceived(copying, by: user, on: recipients.map(\.jid), server: session.server)
         }
     }
 

@@ -9,16 +9,17 @@ import XMPPStorage
 /// removed.
 enum OfflineMessages {
     private enum Outcome: Sendable {
-        case stored, overQuota, noSuchUser, notKept
+        case stored, overQuota, unreachable, notKept
     }
 
     /// Keeps `message` for `user` (a bare JID), answering the sender with an
-    /// error when the account does not exist or is over its quota.
+    /// error when the account does not exist, blocks the sender, or is over
+    /// its quota.
     static func store(_ message: Message, for user: JID, from session: ClientSession) {
         guard let username = user.localpart else { return }
         session.withStorage(job(storing: message, for: username, server: session.server)) { result in
             switch result {
-            case .success(.noSuchUser):
+            case .success(.unreachable):
                 MessageDelivery.bounce(message, .serviceUnavailable, session)
             case .success(.overQuota):
                 session.log.notice("offline quota of \(username) reached")
@@ -55,10 +56,14 @@ enum OfflineMessages {
         let hasBody = message.body != nil
         let xml = StoredStanza.serialize(message.element)
         let sender = message.element[attribute: "from"] ?? ""
+        let senderJID = message.from
         let now = Int(Date().timeIntervalSince1970 * 1000)
         let quota = server.config.limits.offlineQuota
         return { stores in
-            guard try stores.accounts.accountExists(username) else { return .noSuchUser }
+            // No such account, or it blocks the sender (XEP-0191 §3.3).
+            guard let senderJID, try Blocking.reaches(username, from: senderJID, in: stores) else {
+                return .unreachable
+            }
             // XEP-0160 §3: only messages with a body are worth keeping.
             guard hasBody, let xml else { return .notKept }
             let stored = try stores.offline.store(xml, from: sender, timestamp: now, for: username, quota: quota)
@@ -91,20 +96,5 @@ enum OfflineMessages {
     private static func delay(_ milliseconds: Int, from domain: String, formatter: ISO8601DateFormatter) -> Element {
         let stamp = formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
         return Element("delay", namespace: NS.delay, attributes: ["from": domain, "stamp": stamp])
-    }
-}
-
-/// Stanzas kept in storage as XML text, written in the client stream's
-/// scope (no `xmlns='jabber:client'`) and read back the same way.
-enum StoredStanza {
-    static func serialize(_ element: Element) -> String? {
-        try? XMLSerializer.string(element, in: ClientSession.clientScope)
-    }
-
-    static func parse(_ xml: String) -> Element? {
-        let parser = XMLStreamParser()
-        _ = parser.feed("<stream xmlns='jabber:client'>")
-        guard case .element(let element)? = parser.feed(xml).first else { return nil }
-        return element
     }
 }

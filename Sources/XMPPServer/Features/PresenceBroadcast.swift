@@ -31,20 +31,26 @@ enum PresenceBroadcast {
                 }
                 return
             }
+            if Blocking.refuses(element, to: recipient, from: session, checkingRecipient: false) { return }
             Subscriptions.handle(type, element, to: recipient, from: session)
         case .probe:
             break  // RFC 6121 §4.3: probes are the server's business, not the client's.
         case .error:
-            if let recipient { deliver(element, to: recipient, server: session.server) }
+            if let recipient, !Blocking.refuses(element, to: recipient, from: session) {
+                forward(element, to: recipient, server: session.server)
+            }
         case .available, .unavailable:
             guard let recipient else { return broadcast(presence, from: session) }
-            deliver(element, to: recipient, server: session.server)
+            if Blocking.refuses(element, to: recipient, from: session) { return }
+            forward(element, to: recipient, server: session.server)
             if type == .available { session.directedPresence.insert(recipient) } else { session.directedPresence.remove(recipient) }
         }
     }
 
     /// Broadcast presence (no `to`): updates the resource's availability and
-    /// tells its subscribers and the user's other resources (§4.2, §4.4, §4.5).
+    /// tells its subscribers and the user's other resources (§4.2, §4.4,
+    /// §4.5); the last available resource going away is the user's logout
+    /// (XEP-0012).
     private static func broadcast(_ presence: Presence, from session: ClientSession) {
         guard let handle = session.handle, let jid = session.jid else { return }
         let priority: Int8
@@ -59,7 +65,11 @@ enum PresenceBroadcast {
         if presence.type == .available {
             handle.presence = (presence.element, priority)
         } else {
+            let wasAvailable = handle.isAvailable
             handle.presence = nil
+            if wasAvailable, session.server.sessions.availableSessions(of: jid.bare).isEmpty {
+                LastActivity.recordLogout(of: jid.bare, status: presence.status, server: session.server)
+            }
         }
         let directed = presence.type == .unavailable ? session.directedPresence : []
         if presence.type == .unavailable { session.directedPresence = [] }
@@ -76,23 +86,31 @@ enum PresenceBroadcast {
     private static func send(_ stanza: Element, from jid: JID, to items: [RosterItem], directed: Set<JID>, server: ServerContext) {
         for item in items where item.state.subscription == .from || item.state.subscription == .both {
             guard let contact = try? JID(item.contact) else { continue }
-            deliver(stanza, to: contact, server: server)
+            deliver(stanza, from: jid, to: contact, server: server)
         }
         // §4.2.2, §4.4.2: every available resource of the user, the sender
         // included (an unavailable sender is no longer among them).
         for handle in server.sessions.availableSessions(of: jid.bare) { handle.deliver(stanza) }
-        for recipient in directed { deliver(stanza, to: recipient, server: server) }
+        for recipient in directed { deliver(stanza, from: jid, to: recipient, server: server) }
     }
 
     /// After initial presence (§4.2.2, §4.3.2): the current presence of the
     /// contacts the user is subscribed to and of the user's other
     /// resources, the subscription requests still unanswered (§3.1.3),
     /// then the messages kept while the user was offline.
+    ///
+    /// Contacts the user blocks, or who block the user and are online, are
+    /// left out, and so are requests from contacts the user blocks
+    /// (XEP-0191 §3.3: a probe between them is not answered). A contact who
+    /// blocks the user but is offline gets the answer of any offline
+    /// contact, unavailable: what the user would see anyway, and it saves a
+    /// storage lookup.
     private static func welcome(_ session: ClientSession, items: [RosterItem]) {
         guard let jid = session.jid else { return }
         let server = session.server
+        let isBlocked = { (contact: JID) in server.blocklists.verdict(from: contact, to: jid) != .allowed }
         for item in items where item.state.subscription == .to || item.state.subscription == .both {
-            guard let contact = try? JID(item.contact) else { continue }
+            guard let contact = try? JID(item.contact), !isBlocked(contact) else { continue }
             let available = server.sessions.availableSessions(of: contact)
             for handle in available {
                 if let current = handle.presence?.presence { session.send(current) }
@@ -109,20 +127,26 @@ enum PresenceBroadcast {
             if let current = handle.presence?.presence { session.send(current) }
         }
         for item in items where item.state.pendingIn {
-            guard let request = item.pendingInRequest, let element = StoredStanza.parse(request) else { continue }
+            guard let request = item.pendingInRequest, let contact = try? JID(item.contact), !isBlocked(contact),
+                let element = StoredStanza.parse(request)
+            else { continue }
             session.send(element)
         }
         OfflineMessages.deliver(to: session)
     }
 
     /// The end of a session that was available: unavailable presence to
-    /// everyone who had its presence (§4.5.2, also for abrupt disconnects).
+    /// everyone who had its presence (§4.5.2, also for abrupt disconnects),
+    /// and the user's logout (XEP-0012) if it was the last available one.
     static func sessionEnded(_ session: ClientSession) {
         guard let handle = session.handle, handle.isAvailable else { return }
         let jid = handle.jid
         handle.presence = nil
         let directed = session.directedPresence
         let server = session.server
+        if server.sessions.availableSessions(of: jid.bare).isEmpty {
+            LastActivity.recordLogout(of: jid.bare, status: nil, server: server)
+        }
         let unavailable = Element(
             "presence", namespace: NS.client, attributes: ["type": "unavailable", "from": jid.description])
         server.storage.run(on: server.loop, { stores in try stores.roster.items(of: jid.localpart!) }) { result in
@@ -142,14 +166,23 @@ enum PresenceBroadcast {
                 stanza = Element("presence", namespace: NS.client, attributes: ["type": "unavailable", "from": handle.jid.description])
             }
             stanza[attribute: "to"] = contact.description
-            deliver(stanza, to: contact, server: server)
+            deliver(stanza, from: handle.jid, to: contact, server: server)
         }
     }
 
+    /// Delivers a presence from `sender` (a local user) to a local entity,
+    /// unless one blocks the other (XEP-0191 §3.3): server-generated
+    /// presence is dropped silently, whoever blocks whom.
+    static func deliver(_ stanza: Element, from sender: JID, to recipient: JID, server: ServerContext) {
+        guard server.blocklists.verdict(from: sender, to: recipient) == .allowed else { return }
+        forward(stanza, to: recipient, server: server)
+    }
+
     /// Delivers a presence to a local entity (RFC 6121 §8.5.2.1.1 and
-    /// §8.5.3): a bare JID reaches every available resource, a full JID
-    /// that resource (if it is connected); anything else is dropped.
-    static func deliver(_ stanza: Element, to recipient: JID, server: ServerContext) {
+    /// §8.5.3), whatever the blocklists say: a bare JID reaches every
+    /// available resource, a full JID that resource (if it is connected);
+    /// anything else is dropped.
+    static func forward(_ stanza: Element, to recipient: JID, server: ServerContext) {
         guard recipient.localpart != nil, recipient.domainpart == server.domain else { return }
         if recipient.isBare {
             for handle in server.sessions.availableSessions(of: recipient) { handle.deliver(stanza) }

@@ -146,16 +146,6 @@ public struct Roster: ServerFeature {
     /// resource of `owner` (§2.1.6), each addressed to its full JID.
     static func push(_ item: Element, version: Int, to owner: JID, server: ServerContext) {
         let query = Element("query", namespace: NS.roster, attributes: ["ver": String(version)], children: [.element(item)])
-        for handle in server.sessions.sessions(of: owner) {
-            handle.withSession { session in
-                guard session.isRosterInterested, let jid = session.jid else { return }
-                var push = Element(
-                    "iq", namespace: NS.client,
-                    attributes: ["type": "set", "id": "push-" + Base64.encode(Crypto.randomBytes(count: 6)),
-                                 "to": jid.description])
-                push.append(query)
-                session.send(push)
-            }
-        }
+        server.push(query, to: owner) { $0.isRosterInterested }
     }
 }

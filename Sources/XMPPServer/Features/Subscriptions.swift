@@ -21,8 +21,8 @@ enum Subscriptions {
         /// The current presence (or unavailable) of every available
         /// resource of `from`, to `to` (§3.1.5, §3.2.2).
         case presence(from: JID, to: JID, type: Presence.PresenceType)
-        /// A presence stanza for the available resources of a user.
-        case notify(to: JID, stanza: Element)
+        /// A presence stanza from `from` for the available resources of a user.
+        case notify(from: JID, to: JID, stanza: Element)
     }
 
     /// The actions of one subscription change, in the order they are sent.
@@ -94,7 +94,9 @@ enum Subscriptions {
         if outcome.presenceToContact == .unavailable {
             plan.actions.append(.presence(from: user, to: contact, type: .unavailable))
         }
-        if outcome.forward {
+        // XEP-0191 §3.3: a contact who blocks the user never sees the
+        // stanza; the user's side changed as for any unanswered request.
+        if outcome.forward, let username = contact.localpart, try !Blocking.isBlocked(user, by: username, in: stores) {
             try deliverInbound(type, stanza, from: user, to: contact, stores: stores, plan: &plan)
         }
         if outcome.presenceToContact == .available {
@@ -143,7 +145,7 @@ enum Subscriptions {
             // presence from the user's bare JID: the requester does not see
             // the user until approved. RFC 6121 §3.1.3 leaves this open;
             // Prosody does it, and its issue1121 script expects it.
-            plan.actions.append(.notify(to: sender, stanza: presence(.unavailable, from: user, to: sender)))
+            plan.actions.append(.notify(from: user, to: sender, stanza: presence(.unavailable, from: user, to: sender)))
         }
         try store(&item, outcome, owner: user, stores: stores, plan: &plan)
         if outcome.presenceToContact == .unavailable {
@@ -222,8 +224,8 @@ enum Subscriptions {
                 }
             case .presence(let from, let to, let type):
                 PresenceBroadcast.sendCurrentPresence(of: from, to: to, type: type, server: server)
-            case .notify(let user, let stanza):
-                PresenceBroadcast.deliver(stanza, to: user, server: server)
+            case .notify(let from, let user, let stanza):
+                PresenceBroadcast.deliver(stanza, from: from, to: user, server: server)
             }
         }
     }

@@ -66,15 +66,20 @@ public struct Hooks: Sendable {
     private var iqHandlers: [IQKey: IQHandler] = [:]
     private var nonzaHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Void] = [:]
     private var streamFeatureProviders: [@Sendable (ClientSession) -> Element?] = []
+    private var authenticatedHandlers: [@Sendable (ClientSession) -> Void] = []
     private var boundHandlers: [@Sendable (ClientSession) -> Void] = []
     private var endedHandlers: [@Sendable (ClientSession) -> Void] = []
     /// The `var`s of XEP-0030 `<feature/>`s the server supports, sorted.
     public private(set) var discoFeatures: [String] = []
+    /// The `var`s of the `<feature/>`s a user's account (its bare JID)
+    /// supports, sorted.
+    public private(set) var accountDiscoFeatures: [String] = []
 
     /// Creates hooks with `features` installed.
     public init(_ features: [any ServerFeature]) {
         for feature in features { feature.install(&self) }
         discoFeatures.sort()
+        accountDiscoFeatures.sort()
     }
 
     // MARK: - Installing
@@ -82,6 +87,12 @@ public struct Hooks: Sendable {
     /// Lists `feature` in the server's disco#info.
     public mutating func advertise(_ feature: String) {
         if !discoFeatures.contains(feature) { discoFeatures.append(feature) }
+    }
+
+    /// Lists `feature` in the disco#info of every account (XEP-0030 §3.1:
+    /// what the server answers on behalf of a bare JID).
+    public mutating func advertiseOnAccount(_ feature: String) {
+        if !accountDiscoFeatures.contains(feature) { accountDiscoFeatures.append(feature) }
     }
 
     /// Handles IQs of `type` whose payload is `name` in `namespace`,
@@ -108,6 +119,14 @@ public struct Hooks: Sendable {
     /// current state (nil for nothing).
     public mutating func streamFeature(_ provider: @escaping @Sendable (ClientSession) -> Element?) {
         streamFeatureProviders.append(provider)
+    }
+
+    /// Runs `handler` when a session has authenticated (SASL succeeded),
+    /// before the client can bind: a handler that loads per-user state
+    /// with `ClientSession.withStorage` holds the session's input, binding
+    /// included, until the state is there.
+    public mutating func onAuthenticated(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+        authenticatedHandlers.append(handler)
     }
 
     /// Runs `handler` when a session binds a resource.
@@ -137,6 +156,10 @@ public struct Hooks: Sendable {
         }
         handler(element, session)
         return true
+    }
+
+    func sessionAuthenticated(_ session: ClientSession) {
+        for handler in authenticatedHandlers { handler(session) }
     }
 
     func sessionBound(_ session: ClientSession) {

@@ -16,6 +16,7 @@ import XMPPCore
 /// | iq result/error       | not a bound full JID              | dropped (never answer an error)           |
 /// | any                   | another domain                    | `remote-server-not-found` (no federation) |
 /// | any                   | unparsable                        | `jid-malformed`                           |
+/// | iq, message, presence | a user who blocks or is blocked by the sender | per XEP-0191 (`Blocking+Routing.swift`) |
 /// | message               | a local address                   | `MessageDelivery` (RFC 6121 §8.5), offline storage |
 /// | presence              | none (broadcast) or a local address | `PresenceBroadcast` (RFC 6121 §4), `Subscriptions` (§3) |
 public final class Router: Sendable {
@@ -75,6 +76,7 @@ public final class Router: Sendable {
         let sender = session.jid!
         if let recipient, !recipient.isBare {
             if let target = session.server.sessions.session(recipient) {
+                if Blocking.refuses(element, to: recipient, from: session) { return }
                 return target.deliver(element)
             }
             return bounce(iq, StanzaError(.serviceUnavailable), to: session)
@@ -90,6 +92,7 @@ public final class Router: Sendable {
         case let recipient? where recipient == sender.bare:
             (target, address) = (.account, recipient)
         case let recipient?:
+            if Blocking.refuses(element, to: recipient, from: session) { return }
             (target, address) = (.user, recipient)
         }
         guard let handler = session.server.hooks.iqHandler(iq.type!, payload, target) else {

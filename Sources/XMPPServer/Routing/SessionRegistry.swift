@@ -14,6 +14,7 @@ public final class SessionHandle: @unchecked Sendable {
     /// JID) and priority; nil while unavailable. Guarded because routing
     /// on any loop reads it.
     private let availability = Mutex<(presence: Element, priority: Int8)?>(nil)
+    private let carbons = Atomic<Bool>(false)
 
     init(_ session: ClientSession) {
         self.jid = session.jid!
@@ -29,6 +30,13 @@ public final class SessionHandle: @unchecked Sendable {
     /// Whether the resource is available (has sent initial presence and
     /// not gone unavailable).
     public var isAvailable: Bool { presence != nil }
+
+    /// Whether the resource enabled Message Carbons (XEP-0280): it gets
+    /// copies of the user's messages. Read by routing on any loop.
+    public var carbonsEnabled: Bool {
+        get { carbons.load(ordering: .relaxed) }
+        set { carbons.store(newValue, ordering: .relaxed) }
+    }
 
     /// Whether this handle stands for `session`; call on the session's loop.
     func refers(to session: ClientSession) -> Bool {
@@ -96,10 +104,16 @@ public final class SessionRegistry: Sendable {
         table.withLock { $0[bare.bare].map { Array($0.values) } ?? [] }
     }
 
+    /// The sessions of an account that `predicate` accepts, in one pass
+    /// under the lock (keep `predicate` cheap).
+    public func sessions(of bare: JID, where predicate: (SessionHandle) -> Bool) -> [SessionHandle] {
+        table.withLock { $0[bare.bare]?.values.filter(predicate) ?? [] }
+    }
+
     /// The available sessions of an account (RFC 6121 §4.1: those that
     /// sent initial presence).
     public func availableSessions(of bare: JID) -> [SessionHandle] {
-        sessions(of: bare).filter(\.isAvailable)
+        sessions(of: bare, where: \.isAvailable)
     }
 
     /// How many sessions are bound.

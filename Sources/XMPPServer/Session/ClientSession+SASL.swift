@@ -182,6 +182,7 @@ extension ClientSession {
         server.loginThrottle.reset(for: peerHost)
         log.info("authenticated as \(username)@\(server.domain)")
         restartStream()
+        server.hooks.sessionAuthenticated(self)
     }
 
     /// Sends `<failure/>` (RFC 6120 §6.5); after too many failures on one

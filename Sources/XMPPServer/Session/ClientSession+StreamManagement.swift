@@ -96,6 +96,7 @@ extension ClientSession {
         directedPresence = old.directedPresence
         let handle = SessionHandle(self)
         handle.presence = oldHandle.presence
+        handle.carbonsEnabled = oldHandle.carbonsEnabled
         self.handle = handle
         _ = server.sessions.bind(jid, handle)
 

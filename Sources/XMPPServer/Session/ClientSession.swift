@@ -64,6 +64,12 @@ public final class ClientSession {
     /// Whether this resource asked for the roster, and so gets roster pushes
     /// (RFC 6121 §2.1.6).
     public var isRosterInterested = false
+    /// Whether this resource asked for the blocklist, and so gets blocklist
+    /// pushes (XEP-0191 §3.2).
+    var isBlocklistInterested = false
+    /// Whether this session holds its user's entry in `server.blocklists`
+    /// (loaded at authentication, released at the end).
+    var holdsBlocklist = false
     /// This session's entry in the registry, once bound.
     public internal(set) var handle: SessionHandle?
     /// Whether the client said its user is not looking (XEP-0352).

@@ -12,6 +12,8 @@ public final class ServerContext {
     public let domainJID: JID
     public let loop: any ServerLoop
     public let log: Logger
+    /// When the server started, on the loop's clock (XEP-0012 uptime).
+    public let started: ContinuousClock.Instant
     /// The certificate for STARTTLS and direct TLS; nil offers no TLS.
     public let tlsContext: TLSContext?
     /// Whether STARTTLS must come before anything else (the effective
@@ -22,6 +24,8 @@ public final class ServerContext {
     /// `ClientSession.withStorage` so the session's stanzas keep their order.
     public let storage: any StorageJobs
     public let sessions: SessionRegistry
+    /// The blocklists (XEP-0191) of users with a session, for routing.
+    public let blocklists: BlocklistCache
     public let hooks: Hooks
     public let router: Router
     public let loginThrottle: AddressThrottle
@@ -32,7 +36,7 @@ public final class ServerContext {
     /// Creates a loop's context.
     public init(
         config: ServerConfig, loop: any ServerLoop, log: Logger, tlsContext: TLSContext?, tlsRequired: Bool,
-        storage: any StorageJobs, sessions: SessionRegistry, hooks: Hooks,
+        storage: any StorageJobs, sessions: SessionRegistry, blocklists: BlocklistCache, hooks: Hooks,
         loginThrottle: AddressThrottle, registrationThrottle: AddressThrottle, scramSecret: [UInt8]
     ) throws(JIDError) {
         self.config = config
@@ -40,11 +44,13 @@ public final class ServerContext {
         self.domain = domainJID.domainpart
         self.loop = loop
         self.log = log
+        self.started = loop.now
         self.tlsContext = tlsContext
         self.tlsRequired = tlsRequired
         self.accounts = StoredAccounts(storage: storage, iterations: config.authentication.scramIterations)
         self.storage = storage
         self.sessions = sessions
+        self.blocklists = blocklists
         self.hooks = hooks
         self.router = Router(domain: domainJID.domainpart)
         self.loginThrottle = loginThrottle

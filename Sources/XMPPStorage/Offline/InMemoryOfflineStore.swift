@@ -5,7 +5,7 @@
 /// being deleted: `Stores(accounts:)` wires that, deleting the messages with
 /// the account as `ON DELETE CASCADE` does for `SQLiteOfflineStore`.
 /// Usernames are compared by their UTF-8 bytes, as SQLite does.
-public final class InMemoryOfflineStore: OfflineStore {
+public final class InMemoryOfflineStore: OfflineStore, AccountScopedStore {
     private let accounts: any AccountStore
     private var messages: [[UInt8]: [OfflineMessage]] = [:]
     /// The last id given out; like SQLite's `AUTOINCREMENT`, never reused.
@@ -48,7 +48,7 @@ public final class InMemoryOfflineStore: OfflineStore {
     }
 
     /// Forgets the messages of a deleted account.
-    func removeAll(for username: String) {
+    func removeAll(of username: String) {
         messages[Array(username.utf8)] = nil
     }
 }

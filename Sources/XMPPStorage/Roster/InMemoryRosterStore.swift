@@ -5,7 +5,7 @@
 /// being deleted: `Stores(accounts:)` wires that, deleting the roster with
 /// the account as `ON DELETE CASCADE` does for `SQLiteRosterStore`.
 /// Usernames and contacts are compared by their UTF-8 bytes, as SQLite does.
-public final class InMemoryRosterStore: RosterStore {
+public final class InMemoryRosterStore: RosterStore, AccountScopedStore {
     private struct Roster {
         var items: [[UInt8]: RosterItem] = [:]
         var version = 0

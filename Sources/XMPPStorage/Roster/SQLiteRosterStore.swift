@@ -68,7 +68,7 @@ public final class SQLiteRosterStore: RosterStore {
                 pending_in = excluded.pending_in, pre_approved = excluded.pre_approved,
                 in_roster = excluded.in_roster, pending_in_request = excluded.pending_in_request
             """
-        let groups = try Self.encode(item.groups)
+        let groups = try JSONText.array(item.groups)
         return try database.transaction {
             guard let accountID = try database.accountID(of: username) else {
                 throw UnknownAccountError(username: username)
@@ -154,12 +154,6 @@ public final class SQLiteRosterStore: RosterStore {
                 subscription, pendingOut: statement.int(at: 4) != 0,
                 pendingIn: statement.int(at: 5) != 0, preApproved: statement.int(at: 6) != 0),
             inRoster: statement.int(at: 7) != 0, pendingInRequest: statement.string(at: 8))
-    }
-
-    private static func encode(_ groups: [String]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        return String(decoding: try encoder.encode(groups), as: UTF8.self)
     }
 
     private static func decodeGroups(_ json: String?, sql: String) throws -> [String] {

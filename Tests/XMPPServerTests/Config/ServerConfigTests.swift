@@ -114,6 +114,7 @@ import Testing
         ("tls = yes", "tls", "expected auto, required or optional, got 'yes'"),
         ("log_level = verbose", "log_level", "expected debug, info, notice, warning or error"),
         ("registration = invite", "registration", "expected open or closed"),
+        ("version_reply = hidden", "version_reply", "expected full, name_only or off, got 'hidden'"),
         ("threads = many", "threads", "expected a whole number"),
     ])
     func badValuesNameFileLineAndKey(line: String, key: String, expected: String) throws {
@@ -137,6 +138,8 @@ import Testing
         ("max_stanza_size_unauthenticated = 9999", "max_stanza_size_unauthenticated", "must be from 10000 to 64MiB"),
         ("max_stanza_size = 8KiB", "max_stanza_size", "must be from 16KiB to 64MiB, got 8KiB"),
         ("max_stanza_size = 128MiB", "max_stanza_size", "must be from 16KiB to 64MiB"),
+        ("vcard_max_size = 1000", "vcard_max_size", "must be from 1KiB to 64MiB, got 1000"),
+        ("blocklist_max_items = 0", "blocklist_max_items", "must be from 1 to 100000, got 0"),
         ("registration_throttle = 0 per 1h", "registration_throttle", "expected at least 1 per at least 1s"),
         ("login_throttle = 3 per 0s", "login_throttle", "expected at least 1 per at least 1s"),
         ("data_directory = \"\"", "data_directory", "must not be empty"),
@@ -156,9 +159,10 @@ import Testing
     @Test func limitsAtTheEdgesAreAccepted() throws {
         let config = try parse(
             "idle_timeout = 151s\nscram_iterations = 4096\nmax_stanza_size_unauthenticated = 10000\n"
-                + "max_stanza_size = 10000\nlisten = 127.0.0.1:0, 127.0.0.1:0")
+                + "max_stanza_size = 10000\nlisten = 127.0.0.1:0, 127.0.0.1:0\nvcard_max_size = 1KiB")
         #expect(config.timeouts.idle == .seconds(151))
         #expect(config.listen.count == 2)
+        #expect(config.limits.maxVCardSize == 1024)
     }
 
     @Test func overridesWinOverTheFile() throws {

@@ -3,19 +3,6 @@ import XMPPCore
 @testable import XMPPServer
 import XMPPTestSupport
 
-/// A server with romeo (orchard) and juliet (balcony), both logged in and
-/// not yet available.
-private func romeoAndJuliet() throws -> (TestServer, TestClient, TestClient) {
-    let server = try TestServer()
-    try server.addUser("romeo", password: "pw")
-    try server.addUser("juliet", password: "pw")
-    let romeo = server.connect()
-    try romeo.login("romeo", "pw", resource: "orchard")
-    let juliet = server.connect()
-    try juliet.login("juliet", "pw", resource: "balcony")
-    return (server, romeo, juliet)
-}
-
 /// RFC 6121 end to end on the in-memory server: roster, subscriptions,
 /// presence and message delivery between two users.
 @Suite struct IMTests {
@@ -230,15 +217,7 @@ private func romeoAndJuliet() throws -> (TestServer, TestClient, TestClient) {
     }
 
     @Test func rosterRemoveCancelsBothSubscriptions() throws {
-        let (_, romeo, juliet) = try couple()
-        _ = try rosterItems(romeo)
-        _ = try rosterItems(juliet)
-        romeo.send("<presence type='subscribe' to='juliet@localhost'/>")
-        juliet.send("<presence type='subscribed' to='romeo@localhost'/>")
-        juliet.send("<presence type='subscribe' to='romeo@localhost'/>")
-        romeo.send("<presence type='subscribed' to='juliet@localhost'/>")
-        _ = romeo.receive()
-        _ = juliet.receive()
+        let (_, romeo, juliet) = try romeoAndJulietAsContacts()
         #expect(try rosterItems(juliet).first?[attribute: "subscription"] == "both")
         romeo.send("<iq type='set' id='rm'><query xmlns='jabber:iq:roster'><item jid='juliet@localhost' subscription='remove'/></query></iq>")
         _ = romeo.receive()
@@ -364,5 +343,39 @@ private func romeoAndJuliet() throws -> (TestServer, TestClient, TestClient) {
         #expect(!client.session.isInactive)
         #expect(client.receiveElements().isEmpty)
         #expect(!client.isClosed)
+    }
+}
+
+/// XMPPFRAMEWORK.md §6 and §14: what XMPPFramework sends right after login
+/// gets an answer each.
+@Suite struct XMPPFrameworkLoginTests {
+    /// XEP-0136 preferences: an error makes XMPPFramework keep its local
+    /// archive, and is no reason to end the stream.
+    @Test func archivingPreferencesAreNotImplemented() throws {
+        let (_, romeo, _) = try romeoAndJuliet()
+        let reply = romeo.request("<iq type='get' id='pref1'><pref xmlns='urn:xmpp:archive'/></iq>", id: "pref1")
+        #expect(reply?[attribute: "type"] == "error")
+        #expect(reply?.errorCondition == "feature-not-implemented")
+        #expect(reply?.child("pref", namespace: NS.archive) != nil, "the request comes back with the error")
+        let set = romeo.request("<iq type='set' id='pref2'><pref xmlns='urn:xmpp:archive'><auto save='true'/></pref></iq>", id: "pref2")
+        #expect(set?.errorCondition == "feature-not-implemented")
+        #expect(!romeo.isClosed)
+    }
+
+    /// §6 in order: roster, carbons, own vCard, blocklist, archive
+    /// preferences, then presence with an avatar hash; every request is
+    /// answered and the stream stays up.
+    @Test func everyRequestAfterLoginIsAnswered() throws {
+        let (_, romeo, _) = try romeoAndJuliet()
+        romeo.send("<iq type='get' id='1'><query xmlns='jabber:iq:roster'/></iq>")
+        romeo.send("<iq type='set' id='2'><enable xmlns='urn:xmpp:carbons:2'/></iq>")
+        romeo.send("<iq type='get' id='3' to='romeo@localhost'><vCard xmlns='vcard-temp'/></iq>")
+        romeo.send("<iq type='get' id='4'><blocklist xmlns='urn:xmpp:blocking'/></iq>")
+        romeo.send("<iq type='get' id='5'><pref xmlns='urn:xmpp:archive'/></iq>")
+        romeo.send("<presence><x xmlns='vcard-temp:x:update'><photo/></x></presence>")
+        let replies = romeo.receiveElements().filter { $0.name == "iq" }
+        #expect(replies.map { $0[attribute: "id"] } == ["1", "2", "3", "4", "5"])
+        #expect(replies.map { $0[attribute: "type"] } == ["result", "result", "result", "result", "error"])
+        #expect(!romeo.isClosed)
     }
 }

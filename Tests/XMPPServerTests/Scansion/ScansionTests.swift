@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import XMPPTestSupport
 
-/// Prosody's scripted conversations (`Tests/Scripts/scansion/*.scs`, see
-/// the `SOURCE.md` there) played against the in-memory server.
+/// Scripted conversations (`Tests/Scripts/scansion/*.scs`: Prosody's, and
+/// Swiftlet's own `swiftlet_*`; see the `SOURCE.md` there) played against
+/// the in-memory server.
 @Suite("Scansion scripts")
 struct ScansionTests {
     /// The scripts, by file name without `.scs`, that test what Swiftlet
@@ -12,9 +13,11 @@ struct ScansionTests {
     static let scripts = [
         "basic", "basic_message", "basic_roster", "disco_self", "issue1121", "keep_full_sub_req",
         "presence_preapproval",
+        // Swiftlet's own (see SOURCE.md).
+        "swiftlet_blocking", "swiftlet_carbons",
     ]
 
-    @Test("Prosody script", arguments: scripts)
+    @Test("Scansion script", arguments: scripts)
     func script(_ name: String) throws {
         try ScansionRunner.run(try Self.load(name), on: TestServer())
     }

@@ -1,0 +1,227 @@
+import XMPPCore
+import XMPPStorage
+
+/// XEP-0191: Blocking Command. A user gets their blocklist, blocks and
+/// unblocks JIDs (an item-less `<unblock/>` unblocks all), and every
+/// resource that asked for the list gets each change pushed (§3.2–§3.4).
+///
+/// The lists live in SQLite and, for users with a session, in
+/// `ServerContext.blocklists`: a session loads its user's list when it
+/// authenticates and releases it when it ends, so routing decides without
+/// storage (`Blocking+Routing.swift` has the rules).
+///
+/// Choices where the XEP leaves room:
+/// - An item-less `<block/>` is `bad-request` (§3.3); an item without a
+///   valid `jid` is `jid-malformed`, and nothing changes.
+/// - A list may hold `blocklist_max_items` JIDs; more is `policy-violation`.
+/// - "Polite blocking" (§5): subscriptions stay. Contacts who could see the
+///   user's presence and are now blocked get unavailable presence from each
+///   available resource (§3.3); unblocked ones get the current presence
+///   back (§3.4), and the user gets theirs, which was dropped meanwhile.
+public struct Blocking: ServerFeature {
+    public init() {}
+
+    public func install(_ hooks: inout Hooks) {
+        hooks.advertise(NS.blocking)
+        hooks.onAuthenticated(Self.load)
+        hooks.onSessionEnded(Self.release)
+        hooks.onIQ(.get, NS.blocking, "blocklist", to: [.account], Self.get)
+        hooks.onIQ(.set, NS.blocking, "block", to: [.account], Self.change)
+        hooks.onIQ(.set, NS.blocking, "unblock", to: [.account], Self.change)
+    }
+
+    // MARK: - The cached list
+
+    /// Loads the user's list into the cache; the session's input (its bind
+    /// request included) waits for it.
+    @Sendable private static func load(_ session: ClientSession) {
+        guard let username = session.username else { return }
+        session.withStorage({ stores in try stores.blocklists.blocklist(of: username) }) { result in
+            guard case .success(let jids) = result else {
+                session.log.error("cannot load the blocklist of \(username): \(result)")
+                return session.fail(StreamError(.internalServerError, text: "cannot load the blocklist"))
+            }
+            session.server.blocklists.retain(username, loaded: Blocklist(jids))
+            session.holdsBlocklist = true
+        }
+    }
+
+    /// Releases the session's hold on the cached list, after the storage
+    /// jobs queued so far have completed: their completions (the
+    /// unavailable presence of a departing session, say) still see it.
+    @Sendable private static func release(_ session: ClientSession) {
+        guard session.holdsBlocklist, let username = session.username else { return }
+        session.holdsBlocklist = false
+        let server = session.server
+        server.storage.run(on: server.loop, { _ in }) { _ in server.blocklists.release(username) }
+    }
+
+    // MARK: - Requests
+
+    /// §3.2: the list, from the cache. The resource gets pushes from now on.
+    @Sendable private static func get(_ request: IQRequest) {
+        let session = request.session
+        guard let username = session.username else { return }
+        session.isBlocklistInterested = true
+        let list = session.server.blocklists.list(of: username) ?? Blocklist()
+        var blocklist = Element("blocklist", namespace: NS.blocking)
+        for jid in list.jids.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            blocklist.append(Element("item", namespace: NS.blocking, attributes: ["jid": jid]))
+        }
+        request.reply(blocklist)
+    }
+
+    /// A block or unblock command.
+    private enum Change: Sendable {
+        case block([String])
+        case unblock([String])
+        case unblockAll
+
+        /// Reads `<block/>` or `<unblock/>`; JIDs come back prepared, once each.
+        init(_ payload: Element) throws(StanzaError) {
+            var jids: [String] = []
+            var seen: Set<String> = []
+            for item in payload.elements where item.name == "item" && item.namespace == NS.blocking {
+                guard let text = item[attribute: "jid"], let jid = try? JID(text) else {
+                    throw StanzaError(.jidMalformed, text: "each <item/> needs a valid 'jid'")
+                }
+                if seen.insert(jid.description).inserted { jids.append(jid.description) }
+            }
+            if payload.name == "block" {
+                guard !jids.isEmpty else { throw StanzaError(.badRequest, text: "a <block/> needs at least one <item/>") }
+                self = .block(jids)
+            } else {
+                self = jids.isEmpty ? .unblockAll : .unblock(jids)
+            }
+        }
+
+        /// The command as pushed to the user's resources.
+        var element: Element {
+            switch self {
+            case .block(let jids): Self.element("block", jids)
+            case .unblock(let jids): Self.element("unblock", jids)
+            case .unblockAll: Self.element("unblock", [])
+            }
+        }
+
+        private static func element(_ name: String, _ jids: [String]) -> Element {
+            Element(
+                name, namespace: NS.blocking,
+                children: jids.map { .element(Element("item", namespace: NS.blocking, attributes: ["jid": $0])) })
+        }
+
+        func apply(to list: inout Blocklist) {
+            switch self {
+            case .block(let jids): list.insert(jids)
+            case .unblock(let jids): list.remove(jids)
+            case .unblockAll: list.removeAll()
+            }
+        }
+
+        func store(for username: String, in stores: Stores) throws {
+            switch self {
+            case .block(let jids): try stores.blocklists.block(jids, for: username)
+            case .unblock(let jids): try stores.blocklists.unblock(jids, for: username)
+            case .unblockAll: try stores.blocklists.unblockAll(for: username)
+            }
+        }
+    }
+
+    private enum Outcome: Sendable {
+        case overLimit
+        /// The list before the change, and the user's roster.
+        case changed(before: Blocklist, roster: [RosterItem])
+    }
+
+    /// §3.3–§3.5: stores the change, answers, tells the contacts whose view
+    /// of the user changes, updates the cache, and pushes the change.
+    @Sendable private static func change(_ request: IQRequest) {
+        let session = request.session
+        guard let username = session.username, let user = session.jid?.bare else { return }
+        let change: Change
+        do {
+            change = try Change(request.iq.payload!)
+        } catch {
+            return request.fail(error)
+        }
+        let limit = session.server.config.limits.blocklistMaxItems
+        session.withStorage({ stores -> Outcome in
+            let before = Blocklist(try stores.blocklists.blocklist(of: username))
+            var after = before
+            change.apply(to: &after)
+            guard after.jids.count <= limit || after.jids.count <= before.jids.count else { return .overLimit }
+            try change.store(for: username, in: stores)
+            return .changed(before: before, roster: try stores.roster.items(of: username))
+        }) { result in
+            switch result {
+            case .success(.overLimit):
+                request.fail(StanzaError(.policyViolation, text: "a blocklist holds at most \(limit) JIDs"))
+            case .success(.changed(let before, let roster)):
+                request.reply()
+                var after = before
+                change.apply(to: &after)
+                let server = session.server
+                announceBlock(of: user, from: before, to: after, roster: roster, server: server)
+                server.blocklists.update(username) { change.apply(to: &$0) }
+                announceUnblock(of: user, from: before, to: after, roster: roster, server: server)
+                server.push(change.element, to: user) { $0.isBlocklistInterested }
+            case .failure(let error):
+                session.log.error("blocklist change for \(username) failed: \(error)")
+                request.fail(StanzaError(.internalServerError))
+            }
+        }
+    }
+
+    // MARK: - Presence effects
+
+    /// §3.3: unavailable presence from each available resource of `user`
+    /// to every newly blocked entity that had its presence: subscribers
+    /// (or the blocked resource of one) and directed-presence recipients.
+    /// Sent before the cache changes, past the blocklists.
+    private static func announceBlock(of user: JID, from before: Blocklist, to after: Blocklist, roster: [RosterItem], server: ServerContext) {
+        var targets: [JID] = []
+        for subscriber in contacts(in: roster, where: \.includesFrom) {
+            if after.blocks(subscriber) {
+                if !before.blocks(subscriber) { targets.append(subscriber) }
+                continue
+            }
+            for jid in after.jids.subtracting(before.jids) {
+                guard let blocked = try? JID(jid), blocked.resourcepart != nil, blocked.bare == subscriber else { continue }
+                targets.append(blocked)
+            }
+        }
+        for handle in server.sessions.availableSessions(of: user) {
+            for target in targets { PresenceBroadcast.forward(unavailable(from: handle.jid, to: target), to: target, server: server) }
+        }
+        for handle in server.sessions.sessions(of: user) {
+            handle.withSession { session in
+                guard let jid = session.jid else { return }
+                let blocked = session.directedPresence.filter { after.blocks($0) && !before.blocks($0) }
+                for target in blocked {
+                    PresenceBroadcast.forward(unavailable(from: jid, to: target), to: target, server: session.server)
+                }
+                session.directedPresence.subtract(blocked)
+            }
+        }
+    }
+
+    /// §3.4: the current presence of `user` to unblocked subscribers, and
+    /// the presence of unblocked contacts the user is subscribed to.
+    private static func announceUnblock(of user: JID, from before: Blocklist, to after: Blocklist, roster: [RosterItem], server: ServerContext) {
+        let unblocked = { (contact: JID) in before.blocks(contact) && !after.blocks(contact) }
+        for subscriber in contacts(in: roster, where: \.includesFrom) where unblocked(subscriber) {
+            PresenceBroadcast.sendCurrentPresence(of: user, to: subscriber, type: .available, server: server)
+        }
+        for contact in contacts(in: roster, where: \.includesTo) where unblocked(contact) {
+            PresenceBroadcast.sendCurrentPresence(of: contact, to: user, type: .available, server: server)
+        }
+    }
+
+    private static func contacts(in roster: [RosterItem], where subscription: KeyPath<SubscriptionState.Subscription, Bool>) -> [JID] {
+        roster.compactMap { item in item.state.subscription[keyPath: subscription] ? try? JID(item.contact) : nil }
+    }
+
+    private static func unavailable(from: JID, to: JID) -> Element {
+        Element("presence", namespace: NS.client, attributes: ["type": "unavailable", "from": from.description, "to": to.description])
+    }
+}

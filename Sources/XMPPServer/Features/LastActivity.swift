@@ -1,0 +1,90 @@
+import Foundation
+import XMPPCore
+import XMPPStorage
+
+/// XEP-0012: Last Activity.
+///
+/// | `to`                      | answer                                                          |
+/// |---------------------------|-----------------------------------------------------------------|
+/// | the domain                | the server's uptime in seconds (§5), no text                    |
+/// | none, or own bare JID     | `seconds='0'` while a resource is available (§3), else the seconds since the last logout, with its status as text |
+/// | another user's bare JID   | the same, for a requester the user shares presence with (a `from` or `both` subscription); others get `forbidden` (§3), and an unknown account or one that blocks the requester `service-unavailable` |
+/// | a full JID                | routed to that client, which answers for itself (§4)            |
+///
+/// A logout is when the user's last available resource goes unavailable,
+/// by unavailable presence (whose `<status/>` is kept) or by the end of
+/// its session (no status); `PresenceBroadcast` reports both. A user never
+/// seen going offline gets `item-not-found`.
+public struct LastActivity: ServerFeature {
+    public init() {}
+
+    public func install(_ hooks: inout Hooks) {
+        hooks.advertise(NS.last)
+        hooks.advertiseOnAccount(NS.last)
+        hooks.onIQ(.get, NS.last, "query", to: [.host]) { request in
+            let uptime = request.server.started.duration(to: request.server.loop.now)
+            request.reply(Self.query(seconds: Int(uptime.components.seconds), status: nil))
+        }
+        hooks.onIQ(.get, NS.last, "query", to: [.account, .user], Self.user)
+    }
+
+    private enum Lookup: Sendable {
+        case unreachable
+        case forbidden
+        case found(LastLogout?)
+    }
+
+    @Sendable private static func user(_ request: IQRequest) {
+        let session = request.session
+        let user = request.target
+        guard let username = user.localpart, let requester = session.jid else { return }
+        let isOwn = requester.localpart == username
+        session.withStorage({ stores -> Lookup in
+            guard try Blocking.reaches(username, from: requester, in: stores) else { return .unreachable }
+            if !isOwn {
+                let item = try stores.roster.item(requester.bare.description, of: username)
+                guard item?.state.subscription.includesFrom == true else { return .forbidden }
+            }
+            return .found(try stores.lastActivity.lastLogout(of: username))
+        }) { result in
+            switch result {
+            case .success(.unreachable):
+                request.fail(StanzaError(.serviceUnavailable))
+            case .success(.forbidden):
+                request.fail(StanzaError(.forbidden, text: "you are not subscribed to this user's presence"))
+            case .success(.found(let logout)):
+                if !session.server.sessions.availableSessions(of: user).isEmpty {
+                    return request.reply(query(seconds: 0, status: nil))
+                }
+                guard let logout else { return request.fail(StanzaError(.itemNotFound, text: "no logout recorded")) }
+                let seconds = max(0, Int(Date().timeIntervalSince1970) - logout.timestamp)
+                request.reply(query(seconds: seconds, status: logout.status))
+            case .failure(let error):
+                session.log.error("last activity lookup failed: \(error)")
+                request.fail(StanzaError(.internalServerError))
+            }
+        }
+    }
+
+    private static func query(seconds: Int, status: String?) -> Element {
+        var query = Element("query", namespace: NS.last, attributes: ["seconds": String(seconds)])
+        if let status, !status.isEmpty { query.append(text: status) }
+        return query
+    }
+
+    /// Records that `user` (a bare JID) has just gone offline, leaving
+    /// `status`.
+    static func recordLogout(of user: JID, status: String?, server: ServerContext) {
+        guard let username = user.localpart else { return }
+        let logout = LastLogout(timestamp: Int(Date().timeIntervalSince1970), status: status)
+        server.storage.run(on: server.loop, { stores in try stores.lastActivity.setLastLogout(logout, of: username) }) {
+            result in
+            switch result {
+            case .success, .failure(is UnknownAccountError):
+                break  // the account was deleted, which ended the session
+            case .failure(let error):
+                server.log.error("recording the logout of \(username) failed: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import XMPPCore
+
+/// XEP-0136 (Message Archiving) is not implemented. XMPPFramework asks for
+/// its preferences after login and keeps archiving locally on an error, so
+/// the request gets an explicit `feature-not-implemented`: the namespace is
+/// known, the feature is not there (RFC 6120 §8.3.3.3). Not advertised.
+public struct LegacyArchivingPreferences: ServerFeature {
+    public init() {}
+
+    public func install(_ hooks: inout Hooks) {
+        for type in [IQ.IQType.get, .set] {
+            hooks.onIQ(type, NS.archive, "pref", to: [.account]) { request in
+                request.fail(StanzaError(.featureNotImplemented, text: "message archiving (XEP-0136) is not supported"))
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import XMPPCore
+import XMPPStorage
+
+/// XEP-0054: vcard-temp. A user sets their own vCard (an IQ set with no
+/// `to`, or to their own bare JID); anyone on the server gets a user's
+/// vCard from that user's bare JID, and the answer comes from the bare JID
+/// (RFC 6120 §10.3.3: the server answers on the account's behalf).
+///
+/// | request                          | answer                                      |
+/// |----------------------------------|---------------------------------------------|
+/// | get, own account or another user | the stored vCard, or an empty `<vCard/>` (§3.1: a user without one) |
+/// | get, no such account             | `service-unavailable` (RFC 6121 §8.5.1)      |
+/// | get, from someone the user blocks | `service-unavailable` (XEP-0191 §3.3)      |
+/// | set, own account                 | stored, empty result; over `vcard_max_size`: `policy-violation` |
+/// | set, another user's bare JID     | `forbidden`                                 |
+///
+/// XEP-0153 avatars need nothing more: the photo hash rides in presence,
+/// which the server passes on unchanged.
+public struct VCardTemp: ServerFeature {
+    public init() {}
+
+    public func install(_ hooks: inout Hooks) {
+        hooks.advertise(NS.vcard)
+        hooks.advertiseOnAccount(NS.vcard)
+        hooks.onIQ(.get, NS.vcard, "vCard", to: [.account, .user], Self.get)
+        hooks.onIQ(.set, NS.vcard, "vCard", to: [.account], Self.set)
+        hooks.onIQ(.set, NS.vcard, "vCard", to: [.user]) { request in
+            request.fail(StanzaError(.forbidden, text: "you can only set your own vCard"))
+        }
+    }
+
+    private enum Lookup: Sendable {
+        /// No such account, or it blocks the requester (XEP-0191 §3.3).
+        case unreachable
+        case found(String?)
+    }
+
+    @Sendable private static func get(_ request: IQRequest) {
+        guard let username = request.target.localpart, let requester = request.session.jid else { return }
+        request.session.withStorage({ stores -> Lookup in
+            guard try Blocking.reaches(username, from: requester, in: stores) else { return .unreachable }
+            return .found(try stores.vCards.vCard(of: username))
+        }) { result in
+            switch result {
+            case .success(.unreachable):
+                request.fail(StanzaError(.serviceUnavailable))
+            case .success(.found(nil)):
+                request.reply(Element("vCard", namespace: NS.vcard))
+            case .success(.found(let xml?)):
+                guard let vCard = StoredStanza.parse(xml) else {
+                    request.session.log.error("the stored vCard of \(username) does not parse")
+                    return request.fail(StanzaError(.internalServerError))
+                }
+                request.reply(vCard)
+            case .failure(let error):
+                request.session.log.error("vCard lookup failed: \(error)")
+                request.fail(StanzaError(.internalServerError))
+            }
+        }
+    }
+
+    @Sendable private static func set(_ request: IQRequest) {
+        let session = request.session
+        guard let username = session.username else { return }
+        let limit = session.server.config.limits.maxVCardSize
+        guard let xml = StoredStanza.serialize(request.iq.payload!) else {
+            return request.fail(StanzaError(.badRequest, text: "the vCard cannot be stored"))
+        }
+        guard xml.utf8.count <= limit else {
+            return request.fail(StanzaError(.policyViolation, text: "a vCard may have at most \(limit) bytes"))
+        }
+        session.withStorage({ stores in try stores.vCards.setVCard(xml, of: username) }) { result in
+            switch result {
+            case .success:
+                request.reply()
+            case .failure(let error):
+                session.log.error("storing the vCard of \(username) failed: \(error)")
+                request.fail(StanzaError(.internalServerError))
+            }
+        }
+    }
+}

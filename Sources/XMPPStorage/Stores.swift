@@ -1,0 +1,105 @@
+import XMPPCore
+
+/// The store objects of one storage thread.
+///
+/// Not `Sendable`: the SQLite stores share one connection, which only the
+/// storage thread may use. Jobs receive it as a parameter and must not let
+/// it, or anything it returns by reference, escape.
+public final class Stores {
+    /// The accounts.
+    public let accounts: any AccountStore
+    /// The rosters and subscription states.
+    public let roster: any RosterStore
+    /// The messages kept for users who were offline.
+    public let offline: any OfflineStore
+    /// The users' vCards (XEP-0054).
+    public let vCards: any VCardStore
+    /// The users' blocklists (XEP-0191).
+    public let blocklists: any BlocklistStore
+    /// The users' last logouts (XEP-0012).
+    public let lastActivity: any LastActivityStore
+    /// The connection the SQLite stores share, so that a job can group
+    /// several store calls into one transaction; `nil` for in-memory stores.
+    public let database: Database?
+
+    /// Bundles the SQLite stores over `database`, which must be migrated.
+    public init(database: Database) {
+        self.database = database
+        self.accounts = SQLiteAccountStore(database: database)
+        self.roster = SQLiteRosterStore(database: database)
+        self.offline = SQLiteOfflineStore(database: database)
+        self.vCards = SQLiteVCardStore(database: database)
+        self.blocklists = SQLiteBlocklistStore(database: database)
+        self.lastActivity = SQLiteLastActivityStore(database: database)
+    }
+
+    /// Bundles `accounts`, a store that needs no database such as
+    /// `InMemoryAccountStore`, with in-memory stores of every other kind
+    /// for its users.
+    ///
+    /// `self.accounts` forwards to `accounts`, and when it deletes an
+    /// account it also deletes the account's data in the other stores, as
+    /// `ON DELETE CASCADE` does in SQLite. Delete accounts through it, not
+    /// through `accounts` directly.
+    public init(accounts: any AccountStore) {
+        let roster = InMemoryRosterStore(accounts: accounts)
+        let offline = InMemoryOfflineStore(accounts: accounts)
+        let vCards = InMemoryVCardStore(accounts: accounts)
+        let blocklists = InMemoryBlocklistStore(accounts: accounts)
+        let lastActivity = InMemoryLastActivityStore(accounts: accounts)
+        self.database = nil
+        self.accounts = CascadingAccountStore(
+            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity])
+        self.roster = roster
+        self.offline = offline
+        self.vCards = vCards
+        self.blocklists = blocklists
+        self.lastActivity = lastActivity
+    }
+}
+
+/// An account store that, after deleting an account, deletes its data from
+/// the in-memory stores, which cannot see the deletion themselves.
+private final class CascadingAccountStore: AccountStore {
+    private let base: any AccountStore
+    private let dependents: [any AccountScopedStore]
+
+    init(base: any AccountStore, dependents: [any AccountScopedStore]) {
+        self.base = base
+        self.dependents = dependents
+    }
+
+    func deleteAccount(_ username: String) throws -> Bool {
+        guard try base.deleteAccount(username) else { return false }
+        for store in dependents { store.removeAll(of: username) }
+        return true
+    }
+
+    func createAccount(_ username: String, credentials: [SCRAMCredentials]) throws -> Bool {
+        try base.createAccount(username, credentials: credentials)
+    }
+
+    func credentials(of username: String, for hashFunction: HashFunction) throws
+        -> SCRAMCredentials?
+    {
+        try base.credentials(of: username, for: hashFunction)
+    }
+
+    func replaceCredentials(of username: String, with credentials: [SCRAMCredentials]) throws
+        -> Bool
+    {
+        try base.replaceCredentials(of: username, with: credentials)
+    }
+
+    func accountExists(_ username: String) throws -> Bool {
+        try base.accountExists(username)
+    }
+
+    func usernames() throws -> [String] {
+        try base.usernames()
+    }
+
+    func accountCount() throws -> Int {
+        try base.accountCount()
+    }
+}
