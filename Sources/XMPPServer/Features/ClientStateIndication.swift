@@ -1,12 +1,15 @@
 import XMPPCore
 
 /// XEP-0352: Client State Indication. A client says whether its user is
-/// looking (`<active/>`) or not (`<inactive/>`); the server records it.
+/// looking (`<active/>`) or not (`<inactive/>`). While a client is
+/// inactive, contacts' presence updates are held (only the latest of each
+/// resource is kept) and sent together just before anything else goes to
+/// the client — a message, a subscription request, an IQ — or when it
+/// becomes active again, so an idle phone's radio wakes for what matters.
 ///
 /// XMPPFramework apps send these without checking the stream feature, and
 /// an unknown top-level element would end the stream, so they are always
-/// accepted. Holding back presence for inactive clients (the point of the
-/// hint) is not done yet: messages and presence flow as for active ones.
+/// accepted.
 public struct ClientStateIndication: ServerFeature {
     public init() {}
 
@@ -16,5 +19,63 @@ public struct ClientStateIndication: ServerFeature {
         }
         hooks.onNonza(NS.csi, "active") { _, session in session.isInactive = false }
         hooks.onNonza(NS.csi, "inactive") { _, session in session.isInactive = true }
+    }
+}
+
+/// The presence updates held for an inactive client: the latest from each
+/// sender, in the order the senders first changed.
+struct HeldPresence {
+    /// More senders than this and everything held is sent: a large roster
+    /// coming online should not grow the hold without bound.
+    static let limit = 200
+
+    private var order: [String] = []
+    private var latest: [String: Element] = [:]
+
+    /// Whether nothing is held.
+    var isEmpty: Bool { order.isEmpty }
+
+    /// Whether `element` is a presence update that may wait: available or
+    /// unavailable, not a subscription request or answer, probe or error.
+    static func canHold(_ element: Element) -> Bool {
+        guard element.name == "presence", element.namespace == NS.client else { return false }
+        let type = element[attribute: "type"]
+        return type == nil || type == "unavailable"
+    }
+
+    /// Keeps `presence`, replacing an earlier one from the same sender.
+    /// - Returns: Whether the hold is now over its limit.
+    mutating func hold(_ presence: Element) -> Bool {
+        let sender = presence[attribute: "from"] ?? ""
+        if latest.updateValue(presence, forKey: sender) == nil { order.append(sender) }
+        return order.count > Self.limit
+    }
+
+    /// Everything held, in order, leaving the hold empty.
+    mutating func take() -> [Element] {
+        defer {
+            order = []
+            latest = [:]
+        }
+        return order.compactMap { latest[$0] }
+    }
+}
+
+extension ClientSession {
+    /// Delivers a routed stanza, holding presence updates while the client
+    /// is inactive.
+    func deliver(_ element: Element) {
+        if isInactive, HeldPresence.canHold(element) {
+            if heldPresence.hold(element) { releaseHeldPresence() }
+            return
+        }
+        releaseHeldPresence()
+        send(element)
+    }
+
+    /// Sends the held presence updates, if any.
+    func releaseHeldPresence() {
+        guard !heldPresence.isEmpty else { return }
+        for presence in heldPresence.take() { send(presence) }
     }
 }

@@ -51,7 +51,7 @@ public final class SessionHandle: @unchecked Sendable {
 
     /// Sends `element` to the session's client.
     public func deliver(_ element: Element) {
-        session.execute { $0.send(element) }
+        session.execute { $0.deliver(element) }
     }
 
     /// Runs `body` with the session on its loop: now if the caller is

@@ -92,6 +92,7 @@ extension ClientSession {
         streamManagement = old.streamManagement
         streamManagement?.ackRequested = false
         isRosterInterested = old.isRosterInterested
+        heldPresence = old.heldPresence
         isInactive = old.isInactive
         directedPresence = old.directedPresence
         let handle = SessionHandle(self)

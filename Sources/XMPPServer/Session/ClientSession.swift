@@ -73,7 +73,11 @@ public final class ClientSession {
     /// This session's entry in the registry, once bound.
     public internal(set) var handle: SessionHandle?
     /// Whether the client said its user is not looking (XEP-0352).
-    public var isInactive = false
+    public var isInactive = false {
+        didSet { if !isInactive { releaseHeldPresence() } }
+    }
+    /// Presence updates held while the client is inactive (XEP-0352).
+    var heldPresence = HeldPresence()
     /// Entities this resource sent directed available presence to, which
     /// get its unavailable presence when it goes away (RFC 6121 §4.6.3).
     var directedPresence: Set<JID> = []
