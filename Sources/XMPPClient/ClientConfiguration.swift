@@ -36,6 +36,10 @@ public struct ClientConfiguration: Sendable {
     /// Whether a subscription request from someone already in the roster
     /// is approved without asking, as XMPPFramework's roster does.
     public var autoAcceptKnownContacts = true
+    /// Whether to use stream management (XEP-0198) when the server offers
+    /// it: acknowledged stanzas, and resuming the session after a drop so
+    /// nothing sent meanwhile in either direction is lost.
+    public var streamManagement = true
     /// The longest wait for any one answer from the server.
     public var timeout: Duration = .seconds(15)
     /// How long the connection may be silent before the client pings the

@@ -8,11 +8,11 @@ extension XMPPClient {
     ///   carry (control characters).
     @discardableResult
     public func send(_ body: String, to jid: JID) throws(XMPPClientError) -> String {
-        guard let connection else { throw .notConnected }
+        guard connection != nil else { throw .notConnected }
         let id = makeID()
-        let bytes = ClientWire.bytes(Message(type: .chat, to: jid, id: id, body: body).element)
-        guard !bytes.isEmpty else { throw .invalidRequest("the text contains characters XML cannot carry") }
-        connection.transport.send(bytes)
+        guard transmit(Message(type: .chat, to: jid, id: id, body: body).element) else {
+            throw .invalidRequest("the text contains characters XML cannot carry")
+        }
         archive(
             ArchivedMessage(
                 account: account, contact: jid.bare, body: body, timestamp: Date(), isOutgoing: true, id: id,

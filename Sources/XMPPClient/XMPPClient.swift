@@ -31,6 +31,11 @@ public actor XMPPClient {
     var presences: [JID: [JID: ContactPresence]] = [:]
     /// Our own presence, sent again after each reconnect.
     var ownPresence = Presence()
+    /// XEP-0198 counters and unacknowledged stanzas; kept after a drop so
+    /// the session can be resumed, cleared by `disconnect`.
+    var streamManagement: StreamManagementState?
+    /// The full JID of the last session, which a resumed one keeps.
+    private var lastBoundJID: JID?
     private var pending: [String: CheckedContinuation<IQ, any Error>] = [:]
     /// Whether the user wants to be connected: set by `connect`, cleared by
     /// `disconnect` and by errors that a retry cannot fix.
@@ -96,6 +101,7 @@ public actor XMPPClient {
     /// stops reconnecting. Safe to call in any state.
     public func disconnect() async {
         wantsConnection = false
+        streamManagement = nil
         reconnectTask?.cancel()
         reconnectTask = nil
         guard let connection else {
@@ -110,10 +116,13 @@ public actor XMPPClient {
         setState(.disconnected(nil))
     }
 
-    /// Opens a connection and logs in; on success the read loop runs.
+    /// Opens a connection and logs in, resuming the previous session when
+    /// it can (XEP-0198 §5); on success the read loop runs.
     private func establish() async throws(XMPPClientError) {
         let transport = try await openTransport()
         transport.setReadTimeout(configuration.timeout)
+        let previous = streamManagement
+        streamManagement = nil
         do {
             var negotiator = StreamNegotiator(transport: transport, domain: account.domainpart)
             var features = try await negotiator.openStream()
@@ -123,17 +132,42 @@ public actor XMPPClient {
                 features, username: account.localpart ?? "", secret: secret)
             if let login { savedLogin = login }
             features = try await negotiator.openStream()
-            let jid = try await negotiator.bind(configuration.resource)
+            let offersStreamManagement = features.child("sm", namespace: NS.sm) != nil
+            var resumed: StreamManagementState?
+            if offersStreamManagement, let previous, lastBoundJID != nil {
+                resumed = try await negotiator.resume(previous)
+            }
+            let jid: JID
+            if resumed != nil, let previousJID = lastBoundJID {
+                jid = previousJID
+                streamManagement = resumed
+            } else {
+                jid = try await negotiator.bind(configuration.resource)
+            }
+            lastBoundJID = jid
             generation += 1
             let current = generation
             let reader = negotiator.reader
             connection = Connection(transport: transport, jid: jid, generation: current, features: features)
             connection?.readTask = Task { await self.readLoop(reader, generation: current) }
-            try await startSession(legacySessionOffered: features.child("session", namespace: NS.session))
+            if resumed != nil {
+                resendUnacknowledged()
+            } else {
+                if offersStreamManagement, configuration.streamManagement {
+                    streamManagement = StreamManagementState()
+                    transport.send(
+                        ClientWire.bytes(Element("enable", namespace: NS.sm, attributes: ["resume": "true"])))
+                }
+                try await startSession(legacySessionOffered: features.child("session", namespace: NS.session))
+                // Messages the server may not have received before the drop
+                // go again; receivers drop duplicates by id.
+                for stanza in previous?.unacknowledged ?? [] where stanza.name == "message" { transmit(stanza) }
+            }
             transport.setReadTimeout(configuration.keepaliveInterval + configuration.timeout)
             connection?.keepaliveTask = Task { await self.keepalive(generation: current) }
             setState(.connected(jid))
         } catch {
+            if streamManagement == nil { streamManagement = previous }
             transport.abort(error)
             if let connection, connection.transport === transport { await connection.readTask?.value }
             throw error
@@ -192,6 +226,8 @@ public actor XMPPClient {
     }
 
     private func handle(_ element: Element) {
+        if element.namespace == NS.sm { return handleStreamManagement(element) }
+        if Stanza(element) != nil { streamManagement?.handledInbound &+= 1 }
         if let iq = IQ(element) {
             handle(iq)
         } else if let message = Message(element) {
@@ -242,6 +278,7 @@ public actor XMPPClient {
             }
         guard wantsConnection, configuration.reconnect.isEnabled, retryable else {
             wantsConnection = false
+            streamManagement = nil
             setState(.disconnected(error))
             return
         }
@@ -290,7 +327,23 @@ public actor XMPPClient {
 
     /// Sends one element on the current connection, if there is one.
     func send(_ element: Element) {
-        connection?.transport.send(ClientWire.bytes(element))
+        transmit(element)
+    }
+
+    /// Sends `element`, counting it for stream management when it is a
+    /// stanza; false when there is no connection or it cannot be written.
+    @discardableResult
+    func transmit(_ element: Element) -> Bool {
+        guard let connection else { return false }
+        let bytes = ClientWire.bytes(element)
+        guard !bytes.isEmpty else { return false }
+        if streamManagement != nil, Stanza(element) != nil { streamManagement?.recordSent(element) }
+        connection.transport.send(bytes)
+        if element.name == "message", streamManagement?.ackRequested == false {
+            streamManagement?.ackRequested = true
+            connection.transport.send(ClientWire.bytes(Element("r", namespace: NS.sm)))
+        }
+        return true
     }
 
     /// A fresh stanza id.
@@ -305,7 +358,8 @@ public actor XMPPClient {
     func request(_ type: IQ.IQType, to: JID? = nil, payload: Element) async throws(XMPPClientError) -> IQ {
         guard let connection else { throw .notConnected }
         let id = makeID()
-        let bytes = ClientWire.bytes(IQ(type: type, to: to, id: id, payload: payload).element)
+        let element = IQ(type: type, to: to, id: id, payload: payload).element
+        let bytes = ClientWire.bytes(element)
         guard !bytes.isEmpty else { throw .invalidRequest("the request contains characters XML cannot carry") }
         let timeout = configuration.timeout
         let reply: IQ
@@ -313,6 +367,7 @@ public actor XMPPClient {
             reply = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<IQ, any Error>) in
                     pending[id] = waiter
+                    if streamManagement != nil { streamManagement?.recordSent(element) }
                     connection.transport.send(bytes)
                     Task {
                         try? await Task.sleep(for: timeout)

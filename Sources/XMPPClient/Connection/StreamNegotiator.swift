@@ -191,6 +191,29 @@ struct StreamNegotiator {
         return jid
     }
 
+    /// Asks to resume the session `previous` belongs to (XEP-0198 §5),
+    /// instead of binding. Returns its state with the server's count
+    /// applied, or nil when the server refuses (the session is gone): then
+    /// bind as usual.
+    mutating func resume(_ previous: StreamManagementState) async throws(XMPPClientError) -> StreamManagementState? {
+        guard let id = previous.resumptionID else { return nil }
+        send(
+            Element(
+                "resume", namespace: NS.sm,
+                attributes: ["previd": id, "h": String(previous.handledInbound)]))
+        let answer = try await reader.nextElement()
+        guard answer.name == "resumed", answer.namespace == NS.sm,
+            let h = answer[attribute: "h"].flatMap(UInt32.init)
+        else { return nil }
+        var state = previous
+        do {
+            try state.acknowledge(h)
+        } catch {
+            throw .unsupportedServer("the server acknowledged \(h) stanzas of \(previous.sentOutbound) sent")
+        }
+        return state
+    }
+
     /// Creates `username` with `password` (XEP-0077 §3.1), before logging in.
     mutating func register(username: String, password: String) async throws(XMPPClientError) {
         var query = Element("query", namespace: NS.register)

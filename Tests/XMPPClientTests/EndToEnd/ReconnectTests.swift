@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import XMPPClient
+@testable import XMPPClient
 import XMPPCore
 import XMPPTestSupport
 
@@ -91,5 +91,73 @@ struct ReconnectPolicyTests {
         #expect(policy.delay(forAttempt: 4, random: 0) == .milliseconds(6400))
         #expect(policy.delay(forAttempt: 4, random: 0.999_999) <= .milliseconds(9600))
         #expect(policy.delay(forAttempt: 4, random: 0.999_999) > .milliseconds(9599))
+    }
+}
+
+extension XMPPClient {
+    /// Cuts the client's TCP connection as a network drop would: no
+    /// closing tag, no unavailable presence.
+    func cutConnection() {
+        connection?.transport.abort(.cannotConnect("connection cut by the test"))
+    }
+}
+
+@Suite("Client stream management")
+struct ClientStreamManagementTests {
+    @Test("after a drop the session is resumed: nothing sent meanwhile is lost or doubled, contacts never saw it go")
+    func resumesAfterDrop() async throws {
+        try await ServerFixture.run { server in
+            let (alice, aliceEvents, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            #expect(await bob.isResumable)
+            let bobFull = try #require(await bob.boundJID)
+            await bob.cutConnection()
+            try await bobEvents.first("reconnecting") {
+                if case .connectionState(.reconnecting) = $0 { true } else { nil }
+            }
+            try await alice.send("one", to: bobFull)
+            try await alice.send("two", to: bobFull)
+            let connected = try await bobEvents.first("connected again") { event -> Int? in
+                let count = bobEvents.all.filter { if case .connectionState(.connected) = $0 { true } else { false } }.count
+                return count == 2 ? count : nil
+            }
+            #expect(connected == 2)
+            #expect(await bob.boundJID == bobFull)
+            try await bobEvents.first("the second message") {
+                if case .message(let m) = $0, m.body == "two" { m } else { nil }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let bodies = bobEvents.all.compactMap { if case .message(let m) = $0 { m.body } else { nil } }
+            #expect(bodies == ["one", "two"])
+            #expect(!aliceEvents.all.contains {
+                if case .presence(let p) = $0 { p.jid == bobFull && p.availability == .unavailable } else { false }
+            })
+            // Messages from bob still flow after resuming.
+            try await bob.send("back", to: try JID("alice@localhost"))
+            try await aliceEvents.first("bob's message") { if case .message(let m) = $0, m.body == "back" { m } else { nil } }
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("with resumption off on the server, a drop ends in a fresh session and offline delivery")
+    func noResumptionFallsBack() async throws {
+        try await ServerFixture.run(configure: { $0.timeouts.resume = .zero }) { server in
+            let (alice, _, bob, bobEvents) = try await ClientIMTests.friends(on: server) {
+                $0.reconnect.initialDelay = .seconds(1)
+            }
+            #expect(await !bob.isResumable)
+            await bob.cutConnection()
+            try await bobEvents.first("reconnecting") {
+                if case .connectionState(.reconnecting) = $0 { true } else { nil }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            try await alice.send("kept for you", to: try JID("bob@localhost"))
+            let message = try await bobEvents.first("the message") {
+                if case .message(let m) = $0, m.body == "kept for you" { m } else { nil }
+            }
+            #expect(message.isDelayed)
+            await alice.disconnect()
+            await bob.disconnect()
+        }
     }
 }

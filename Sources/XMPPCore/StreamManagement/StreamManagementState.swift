@@ -1,42 +1,41 @@
-import XMPPCore
-
-/// XEP-0198 bookkeeping for one session: the counters both sides keep and
-/// the stanzas sent but not yet acknowledged, which a resumed session
-/// sends again and an ended one hands to offline storage.
+/// XEP-0198 bookkeeping for one end of a stream, server or client: the
+/// counters both sides keep and the stanzas sent but not yet acknowledged,
+/// which are sent again after resumption (and, on a server, handed to
+/// offline storage when the session ends).
 ///
 /// Counters are 32-bit and wrap (XEP-0198 §4: "h" is an unsigned 32-bit
 /// value and wraps to zero after 2^32 − 1), so all arithmetic on them is
 /// wrapping.
-struct StreamManagementState {
+public struct StreamManagementState: Sendable {
     /// The resumption id given in `<enabled/>`; nil when resumption was not
     /// asked for or is off.
-    var resumptionID: String?
+    public var resumptionID: String?
     /// How long a detached session waits to be resumed.
-    var resumeTimeout: Duration = .zero
+    public var resumeTimeout: Duration = .zero
     /// Stanzas received from the client since `<enable/>` (our `h`).
-    var handledInbound: UInt32 = 0
+    public var handledInbound: UInt32 = 0
     /// The client's last acknowledged count of our stanzas.
-    private(set) var acknowledgedOutbound: UInt32 = 0
+    public private(set) var acknowledgedOutbound: UInt32 = 0
     /// Stanzas sent since `<enable/>` and not acknowledged, oldest first:
     /// the first one is number `acknowledgedOutbound + 1`.
-    private(set) var unacknowledged: [Element] = []
+    public private(set) var unacknowledged: [Element] = []
     /// Whether we sent `<r/>` and wait for its `<a/>`.
-    var ackRequested = false
+    public var ackRequested = false
 
     /// How many stanzas were sent since `<enable/>`, modulo 2^32.
-    var sentOutbound: UInt32 { acknowledgedOutbound &+ UInt32(truncatingIfNeeded: unacknowledged.count) }
+    public var sentOutbound: UInt32 { acknowledgedOutbound &+ UInt32(truncatingIfNeeded: unacknowledged.count) }
 
     /// Records a stanza sent to the client.
-    mutating func recordSent(_ stanza: Element) {
+    public mutating func recordSent(_ stanza: Element) {
         unacknowledged.append(stanza)
     }
 
     /// Why an `<a/>` or `<resume/>` count cannot be right.
-    struct CountTooHigh: Error, Equatable {
+    public struct CountTooHigh: Error, Equatable {
         /// The count the client claimed.
-        var claimed: UInt32
+        public var claimed: UInt32
         /// What we have sent.
-        var sent: UInt32
+        public var sent: UInt32
     }
 
     /// Applies the client's count `h` of our stanzas it has handled and
@@ -44,7 +43,7 @@ struct StreamManagementState {
     /// - Throws: `CountTooHigh` when `h` acknowledges stanzas never sent
     ///   (XEP-0198 §4 `handled-count-too-high`); nothing changes then.
     @discardableResult
-    mutating func acknowledge(_ h: UInt32) throws(CountTooHigh) -> Int {
+    public mutating func acknowledge(_ h: UInt32) throws(CountTooHigh) -> Int {
         let newly = Int(h &- acknowledgedOutbound)
         guard newly <= unacknowledged.count else { throw CountTooHigh(claimed: h, sent: sentOutbound) }
         unacknowledged.removeFirst(newly)
@@ -53,16 +52,16 @@ struct StreamManagementState {
     }
 
     /// Takes the unacknowledged stanzas (to resend them or hand them off).
-    mutating func takeUnacknowledged() -> [Element] {
+    public mutating func takeUnacknowledged() -> [Element] {
         let taken = unacknowledged
         acknowledgedOutbound = sentOutbound
         unacknowledged = []
         return taken
     }
 
-    /// Starts counting from `sent`/`acknowledged` values carried over, for
-    /// tests of the wrap-around.
-    init(acknowledgedOutbound: UInt32 = 0, handledInbound: UInt32 = 0) {
+    /// Starts counting, from zero or from values carried over (which is how
+    /// tests reach the wrap-around).
+    public init(acknowledgedOutbound: UInt32 = 0, handledInbound: UInt32 = 0) {
         self.acknowledgedOutbound = acknowledgedOutbound
         self.handledInbound = handledInbound
     }
