@@ -40,6 +40,9 @@ public struct ClientConfiguration: Sendable {
     /// it: acknowledged stanzas, and resuming the session after a drop so
     /// nothing sent meanwhile in either direction is lost.
     public var streamManagement = true
+    /// Whether to ask for copies of what our other resources send and
+    /// receive (XEP-0280 carbons), so every device shows the whole chat.
+    public var carbons = true
     /// The longest wait for any one answer from the server.
     public var timeout: Duration = .seconds(15)
     /// How long the connection may be silent before the client pings the

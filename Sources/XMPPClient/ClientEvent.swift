@@ -30,13 +30,19 @@ public struct ContactPresence: Sendable, Hashable {
     public var status: String?
     /// The resource's priority.
     public var priority: Int8
+    /// The SHA-1 of the contact's avatar (XEP-0153): "" for none, nil when
+    /// the presence did not say.
+    public var avatarHash: String?
 
     /// A presence as described by its parts.
-    public init(jid: JID, availability: Availability, status: String? = nil, priority: Int8 = 0) {
+    public init(
+        jid: JID, availability: Availability, status: String? = nil, priority: Int8 = 0, avatarHash: String? = nil
+    ) {
         self.jid = jid
         self.availability = availability
         self.status = status
         self.priority = priority
+        self.avatarHash = avatarHash
     }
 }
 
@@ -46,6 +52,9 @@ public struct ReceivedMessage: Sendable, Hashable {
     public var id: String
     /// The sender's full JID.
     public var from: JID
+    /// The addressee as the sender wrote it (for a message sent by another
+    /// of our resources, the contact).
+    public var to: JID?
     /// `chat`, `normal`, `groupchat` or `headline`.
     public var type: Message.MessageType
     /// The text.
@@ -55,6 +64,12 @@ public struct ReceivedMessage: Sendable, Hashable {
     public var timestamp: Date
     /// Whether the server held it for a while (offline storage).
     public var isDelayed: Bool
+    /// Whether another of our own resources sent it (a carbon copy,
+    /// XEP-0280): `from` is that resource, `to` the contact.
+    public var sentByUs: Bool
+    /// The URL of an attached file (XEP-0066 out-of-band data), as HTTP
+    /// upload clients send images and voice.
+    public var attachmentURL: String?
 }
 
 /// A change to the roster.

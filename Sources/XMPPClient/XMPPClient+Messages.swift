@@ -61,16 +61,26 @@ extension XMPPClient {
                     error: .stanzaError(error?.condition ?? .undefinedCondition, text: error?.text)))
             return
         }
-        guard let body = message.body else { return }
+        if handleCarbon(message) { return }
+        handleChat(message, sentByUs: false)
+    }
+
+    /// Archives and publishes a message with a body: one we received, or
+    /// (`sentByUs`) one another of our resources sent.
+    func handleChat(_ message: Message, sentByUs: Bool) {
+        guard let from = message.from, let body = message.body else { return }
         let stamp = message.element.child("delay", namespace: NS.delay)?[attribute: "stamp"].flatMap(Self.parseStamp)
         let received = ReceivedMessage(
-            id: message.id ?? makeID(), from: from, type: message.type, body: body, timestamp: stamp ?? Date(),
-            isDelayed: stamp != nil)
+            id: message.id ?? makeID(), from: from, to: message.to, type: message.type, body: body,
+            timestamp: stamp ?? Date(), isDelayed: stamp != nil, sentByUs: sentByUs,
+            attachmentURL: message.element.child("x", namespace: NS.oob)?.childText("url", namespace: NS.oob))
         if received.type == .chat || received.type == .normal {
+            let contact = sentByUs ? message.to?.bare : from.bare
+            guard let contact else { return }
             let isNew = archive(
                 ArchivedMessage(
-                    account: account, contact: from.bare, body: body, timestamp: received.timestamp, isOutgoing: false,
-                    id: received.id))
+                    account: account, contact: contact, body: body, timestamp: received.timestamp,
+                    isOutgoing: sentByUs, id: received.id))
             guard isNew else { return }
         }
         broadcaster.publish(.message(received))

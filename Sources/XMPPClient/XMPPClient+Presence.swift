@@ -11,7 +11,7 @@ extension XMPPClient {
             priority: priority == 0 ? nil : priority)
         presence.element[attribute: "xml:lang"] = nil
         ownPresence = presence
-        send(presence.element)
+        send(presenceWithAvatarHash(presence).element)
     }
 
     /// The available resources of `jid` (a bare JID), highest priority first.
@@ -28,7 +28,8 @@ extension XMPPClient {
                 jid: from,
                 availability: available
                     ? presence.show.flatMap { Availability(rawValue: $0.rawValue) } ?? .available : .unavailable,
-                status: presence.status, priority: (try? presence.priority) ?? 0)
+                status: presence.status, priority: (try? presence.priority) ?? 0,
+                avatarHash: presence.element.child("x", namespace: NS.vcardUpdate)?.childText("photo", namespace: NS.vcardUpdate))
             presences[from.bare, default: [:]][from] = available ? update : nil
             if presences[from.bare]?.isEmpty == true { presences[from.bare] = nil }
             broadcaster.publish(.presence(update))

@@ -31,6 +31,9 @@ public actor XMPPClient {
     var presences: [JID: [JID: ContactPresence]] = [:]
     /// Our own presence, sent again after each reconnect.
     var ownPresence = Presence()
+    /// The SHA-1 of our avatar for presence (XEP-0153): "" for none, nil
+    /// until known.
+    var ownAvatarHash: String?
     /// XEP-0198 counters and unacknowledged stanzas; kept after a drop so
     /// the session can be resumed, cleared by `disconnect`.
     var streamManagement: StreamManagementState?
@@ -199,7 +202,9 @@ public actor XMPPClient {
             _ = try await request(.set, payload: Element("session", namespace: NS.session))
         }
         try await syncRoster()
-        send(ownPresence.element)
+        await enableCarbons()
+        await loadOwnAvatarHash()
+        send(presenceWithAvatarHash(ownPresence).element)
     }
 
     // MARK: - Reading
