@@ -11,6 +11,11 @@ let usage = """
 
     Usage:
       swiftletd [run] [OPTIONS]        Serve (the default command).
+      swiftletd demo [OPTIONS]         Serve demo accounts alice, bob and carol (password
+                                       "swiftlet"), already contacts, with messages waiting;
+                                       data in a temporary directory unless --data-dir is
+                                       given; loopback only unless --listen says otherwise
+                                       (e.g. --listen 0.0.0.0:5222 for a phone on the LAN).
       swiftletd check-config [OPTIONS] Print the settings in force and why.
       swiftletd adduser USER [OPTIONS] Create an account; the password is read
                                        from the terminal, or from standard input.
@@ -73,6 +78,39 @@ func admin(_ body: (Admin) throws -> Void) {
     }
 }
 
+/// `swiftletd demo`: seeds the demo data, serves, prints the banner, and
+/// deletes a temporary data directory when stopped.
+func runDemo() {
+    var demoConfig = config
+    let isTemporary = !options.overrides.contains { $0.option == "--data-dir" }
+    if isTemporary {
+        let template = FileManager.default.temporaryDirectory.appendingPathComponent("swiftletd-demo-XXXXXX").path
+        var bytes = Array(template.utf8CString)
+        guard mkdtemp(&bytes) != nil else { fail("cannot create a temporary directory", status: 74) }
+        demoConfig.dataDirectory = String(cString: bytes)
+    }
+    if !options.overrides.contains(where: { $0.option == "--listen" }) {
+        demoConfig.listen = ["127.0.0.1:5222", "[::1]:5222"].compactMap(ListenAddress.init)
+    }
+    defer { if isTemporary { try? FileManager.default.removeItem(atPath: demoConfig.dataDirectory) } }
+    do {
+        try Demo.seed(demoConfig)
+        let server = try Server(config: demoConfig, log: Logger(level: demoConfig.logLevel))
+        let addresses = try server.start()
+        let exposed = demoConfig.listen.contains { !$0.isLoopback }
+        let banner = Demo.banner(
+            config: demoConfig,
+            addresses: addresses.map { Demo.SocketAddressDescription(text: $0.description, port: $0.port) },
+            lanAddresses: exposed ? lanIPv4Addresses() : [], isTemporary: isTemporary)
+        FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+        server.installSignalHandlers()
+        server.waitUntilStopped()
+    } catch {
+        if isTemporary { try? FileManager.default.removeItem(atPath: demoConfig.dataDirectory) }
+        fail("cannot start the demo: \(error)", status: 74)
+    }
+}
+
 switch command {
 case "run":
     guard operands.isEmpty else { fail("run takes no operands\n\n\(usage)", status: 64) }
@@ -85,6 +123,9 @@ case "run":
     } catch {
         fail("cannot start: \(error)", status: 74)
     }
+case "demo":
+    guard operands.isEmpty else { fail("demo takes no operands\n\n\(usage)", status: 64) }
+    runDemo()
 case "check-config":
     print(checkConfigReport(config), terminator: "")
 case "adduser":

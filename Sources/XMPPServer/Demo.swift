@@ -1,0 +1,115 @@
+import Foundation
+import XMPPCore
+import XMPPStorage
+
+/// `swiftletd demo`: a server ready for an app developer in one command,
+/// in the spirit of Openfire's `-demoboot`: three accounts that are each
+/// other's contacts (`both` subscriptions) and messages already waiting
+/// offline, so the first login of an unchanged XMPPFramework app shows a
+/// roster, presence and chat at once.
+public enum Demo {
+    /// The demo accounts and the names their contacts see.
+    public static let users = [("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol")]
+    /// The password of every demo account.
+    public static let password = "swiftlet"
+
+    /// Messages waiting offline when the demo starts: sender, recipient, text.
+    static let waiting = [
+        ("bob", "alice", "Hi Alice! This message waited offline for you (XEP-0160)."),
+        ("carol", "alice", "Welcome to Swiftlet. Try sending a message to bob."),
+        ("alice", "bob", "Hello Bob, from the demo."),
+    ]
+
+    /// Creates the demo accounts, rosters and waiting messages in
+    /// `config`'s data directory; does nothing to accounts that exist.
+    public static func seed(_ config: ServerConfig) throws {
+        let storage = try Storage.open(directory: config.dataDirectory)
+        defer { storage.shutdown() }
+        let domain = config.domain
+        let credentials = try StoredAccounts.credentials(for: password, iterations: config.authentication.scramIterations)
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        try storage.perform { stores in
+            var created: Set<String> = []
+            for (user, _) in users {
+                if try stores.accounts.createAccount(user, credentials: credentials) { created.insert(user) }
+            }
+            for (user, _) in users where created.contains(user) {
+                for (contact, name) in users where contact != user {
+                    let item = RosterItem(contact: "\(contact)@\(domain)", name: name, groups: ["Demo"], state: .both)
+                    _ = try stores.roster.put(item, of: user)
+                }
+            }
+            for (index, (from, to, text)) in waiting.enumerated() where created.contains(to) {
+                var message = Message(type: .chat, to: try JID("\(to)@\(domain)"), id: "demo-\(index + 1)", body: text)
+                message.element[attribute: "from"] = "\(from)@\(domain)/demo"
+                guard let xml = StoredStanza.serialize(message.element) else { continue }
+                _ = try stores.offline.store(
+                    xml, from: "\(from)@\(domain)/demo", timestamp: now + index, for: to, quota: Int.max)
+            }
+        }
+    }
+
+    /// What the demo prints once it listens: where to connect, how to log
+    /// in, and how to make a simulator or device trust the certificate.
+    public static func banner(
+        config: ServerConfig, addresses: [SocketAddressDescription], lanAddresses: [String], isTemporary: Bool
+    ) -> String {
+        let domain = config.domain
+        var lines = [
+            "",
+            "Swiftlet demo server for \(domain)",
+            "",
+            "Accounts (password \"\(password)\"), each other's contacts with presence both ways:",
+        ]
+        lines += users.map { "  \($0.0)@\(domain)" }
+        lines += [
+            "Messages are waiting offline for alice and bob.",
+            "",
+            "Listening on: " + addresses.map(\.text).joined(separator: ", "),
+            "",
+            "XMPPFramework (iOS Simulator, same Mac):",
+            "  stream.myJID = XMPPJID(string: \"alice@\(domain)\")",
+            "  stream.hostName = \"127.0.0.1\"; stream.hostPort = \(addresses.first?.port ?? 5222)",
+        ]
+        if !lanAddresses.isEmpty {
+            lines += ["Real device on the same network: stream.hostName = one of " + lanAddresses.joined(separator: ", ")]
+        }
+        let policy = config.effectiveTLSPolicy
+        lines += ["", "TLS: \(policy)."]
+        if case .selfSigned(let certificate, _) = config.certificateSource {
+            let fingerprint =
+                (try? String(contentsOfFile: certificate, encoding: .utf8))
+                .flatMap { try? CertificateFingerprint(certificatePEM: $0) }
+            lines += [
+                "  Certificate: \(certificate) (self-signed for \(domain))",
+                "  SHA-256 fingerprint: \(fingerprint?.description ?? "unknown")",
+                "  An unchanged app uses TLS only when STARTTLS is required; to make the Simulator trust",
+                "  this certificate: xcrun simctl keychain booted add-root-cert \(certificate)",
+                "  (a device: install it as a profile, then enable it under Certificate Trust Settings).",
+            ]
+        }
+        lines += [
+            "",
+            isTemporary
+                ? "Data: \(config.dataDirectory) (temporary, deleted when the demo stops)"
+                : "Data: \(config.dataDirectory)",
+            "Stop with Ctrl-C.",
+            "",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    /// A listening address as the banner shows it.
+    public struct SocketAddressDescription: Sendable {
+        /// `127.0.0.1:5222` or `[::1]:5222`.
+        public var text: String
+        /// The port.
+        public var port: UInt16
+
+        /// Describes one listener.
+        public init(text: String, port: UInt16) {
+            self.text = text
+            self.port = port
+        }
+    }
+}
