@@ -76,7 +76,7 @@ extension ClientEvent {
         case .connected(let jid):
             "connected \(jid)"
         case .reconnecting(let attempt, let delay, let error):
-            "reconnecting attempt \(attempt) in \(seconds(delay)) s" + suffix(error?.description)
+            "reconnecting attempt \(attempt) in \(delay.secondsText) s" + suffix(error?.description)
         case .disconnected(let error):
             "disconnected" + suffix(error?.description)
         }
@@ -85,13 +85,6 @@ extension ClientEvent {
     /// `": text"`, or nothing without text.
     private static func suffix(_ text: String?) -> String {
         text.map { ": " + TerminalText.printable($0) } ?? ""
-    }
-
-    /// A duration in seconds with at most one decimal: `1.5`, `2`.
-    private static func seconds(_ duration: Duration) -> String {
-        let tenths = Int64((Double(duration.components.seconds) * 10
-            + Double(duration.components.attoseconds) / 1e17).rounded())
-        return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
     }
 
     /// The event as a JSON object for scripts; `type` is its kind, times
@@ -144,7 +137,7 @@ extension ClientEvent {
         case .reconnecting(let attempt, let delay, let error):
             [
                 "state": .string("reconnecting"), "attempt": .integer(attempt),
-                "delay": .number(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18),
+                "delay": .number(delay.totalSeconds),
                 "error": error.map { .string($0.description) },
             ]
         case .disconnected(let error):

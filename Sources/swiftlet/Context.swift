@@ -40,14 +40,14 @@ struct Context {
     ///
     /// - Parameter presence: What to show contacts; `nil` connects unseen
     ///   (initial presence `unavailable`), so that contacts do not see the
-    ///   account come and go and messages keep waiting on the server for
-    ///   the next `listen` or `chat` (RFC 6121 §8.5.3.1: messages go to
-    ///   available resources only).
+    ///   account come and go, and messages keep waiting on the server for
+    ///   the next `listen` or `chat` (RFC 6121 §8.5.2: a message to the
+    ///   bare JID goes to available resources, else to offline storage).
     /// - Throws: the client's error; a refused saved login says how to
     ///   log in again.
-    func connect(_ client: XMPPClient, presence: Presence? = nil) async throws {
+    func connect(_ client: XMPPClient, presence: ShownPresence? = nil) async throws {
         let configuration = client.configuration
-        let presence = presence ?? Presence(availability: .unavailable)
+        let presence = presence ?? ShownPresence(availability: .unavailable)
         await client.setPresence(presence.availability, status: presence.status, priority: presence.priority)
         let server = ServerAddress(host: configuration.host ?? configuration.jid.domainpart, port: configuration.port)
         Console.progress("connecting to \(server) as \(configuration.jid)…")
@@ -101,7 +101,7 @@ struct Context {
     }
 
     /// The presence a command shows while connected.
-    struct Presence {
+    struct ShownPresence {
         var availability: Availability
         var status: String? = nil
         var priority: Int8 = 0

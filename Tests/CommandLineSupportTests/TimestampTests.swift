@@ -22,3 +22,13 @@ import Testing
         }
     }
 }
+
+@Suite struct DurationTextTests {
+    @Test func wholeOrOneDecimal() {
+        #expect(Duration.seconds(2).secondsText == "2")
+        #expect(Duration.milliseconds(1500).secondsText == "1.5")
+        #expect(Duration.milliseconds(500).secondsText == "0.5")
+        #expect(Duration.milliseconds(1960).secondsText == "2")
+        #expect(Duration.milliseconds(250).totalSeconds == 0.25)
+    }
+}

@@ -17,7 +17,7 @@ enum ListenCommand {
         let priority = try invocation.integer("--priority", in: Int(Int8.min)...Int(Int8.max)) ?? 0
         try await listen(
             context,
-            presence: Context.Presence(
+            presence: Context.ShownPresence(
                 availability: availability, status: invocation.value("--status"), priority: Int8(priority)))
     }
 
@@ -26,13 +26,13 @@ enum ListenCommand {
     /// - Throws: `CommandFailure` with `.cannotConnect` when the time ran
     ///   out before `--count` events; the client's error when the
     ///   connection ends for good.
-    static func listen(_ context: Context, presence: Context.Presence?) async throws {
+    static func listen(_ context: Context, presence: Context.ShownPresence?) async throws {
         let options = try ListenOptions(context.invocation)
         let timeout = context.global.timeout
         let deadline = timeout.map { ContinuousClock.now + $0 }
         let client = try context.savedClient()
         let events = client.events()
-        try await context.connect(client, presence: presence ?? Context.Presence(availability: .available))
+        try await context.connect(client, presence: presence ?? Context.ShownPresence(availability: .available))
         var printed = 0
         var stopped: Happening?
         loop: for await happening in Happening.stream(events: events, deadline: deadline, readsInput: false) {
@@ -59,13 +59,7 @@ enum ListenCommand {
         }
         if case .timedOut = stopped, let count = options.count {
             throw CommandFailure(
-                .cannotConnect, "timed out after \(timeout.map(Self.seconds) ?? "?") s with \(printed) of \(count) events")
+                .cannotConnect, "timed out after \(timeout?.secondsText ?? "?") s with \(printed) of \(count) events")
         }
-    }
-
-    /// A duration in whole seconds or with decimals, for messages.
-    private static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return attoseconds == 0 ? "\(seconds)" : "\(Double(seconds) + Double(attoseconds) / 1e18)"
     }
 }

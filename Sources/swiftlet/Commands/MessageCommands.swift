@@ -31,7 +31,7 @@ enum MessageCommands {
         let deadline = context.global.timeout.map { ContinuousClock.now + $0 }
         let client = try context.savedClient()
         let events = client.events()
-        try await context.connect(client, presence: Context.Presence(availability: .available))
+        try await context.connect(client, presence: Context.ShownPresence(availability: .available))
         Console.progress("chatting with \(recipient); end with /quit or end of input")
         var stopping = false
         for await happening in Happening.stream(events: events, deadline: deadline, readsInput: true) {
