@@ -145,6 +145,39 @@ struct CLITests {
             #expect(sent.count == 1)
             #expect(sent.first?["outgoing"] as? Bool == true)
             #expect(sent.first?["body"] as? String == "are you there?")
+
+            // Presence: Bob's away reaches Alice, who listens until SIGTERM.
+            let watcher = try alice.start(["listen", "--only", "presence", "--timeout", "10"])
+            _ = try watcher.waitForLine(containing: "presence alice@localhost/", timeout: 10)
+            try bob.succeed(["presence", "away", "--status", "lunch", "--only", "presence", "--count", "1"])
+            let away = try watcher.waitForLine(containing: " away", timeout: 10)
+            #expect(away.hasPrefix("presence bob@localhost/"))
+            #expect(away.hasSuffix(" away: lunch"))
+            let stopped = watcher.wait(timeout: 0.1)
+            #expect(stopped.timedOut)
+            #expect(stopped.status == 0, "SIGTERM ends listen cleanly: \(stopped.output)")
+        }
+    }
+
+    @Test("passwd saves a login with the new password; unregister needs --yes, then the account is gone")
+    func passwordAndUnregister() async throws {
+        try await ServerFixture.run { server in
+            let alice = SwiftletRunner(server)
+            let elsewhere = SwiftletRunner(server)
+            defer { [alice, elsewhere].forEach { $0.cleanUp() } }
+            try alice.succeed(["register", "alice@localhost"], input: "old-pw\n")
+            #expect(try alice.succeed(["passwd"], input: "new-pw\n").hasPrefix("password changed for alice@localhost\n"))
+            try alice.succeed(["roster", "list"])
+            #expect(try elsewhere.run(["login", "alice@localhost"], input: "old-pw\n").status == 77)
+            try elsewhere.succeed(["login", "alice@localhost"], input: "new-pw\n")
+
+            #expect(try alice.run(["unregister"]).status == 64)
+            #expect(try alice.succeed(["unregister", "--yes"]) == "deleted alice@localhost on the server\n")
+            #expect(!FileManager.default.fileExists(atPath: alice.home + "/accounts/alice@localhost.json"))
+            #expect(try alice.run(["roster", "list"]).status == 66)
+            let refused = try elsewhere.run(["roster", "list"])
+            #expect(refused.status == 77)
+            #expect(refused.output.contains("run 'swiftlet login alice@localhost'"))
         }
     }
 
