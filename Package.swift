@@ -51,13 +51,15 @@ let package = Package(
         // in-memory transport.
         .target(name: "XMPPTestSupport", dependencies: ["XMPPServer"], path: "Sources/XMPPTestSupport"),
         .target(name: "XMPPNet", dependencies: ["CSystem"], path: "Sources/XMPPNet"),
+        // What swiftlet and swiftletd share and tests can reach without a
+        // network: parsing, password input, the CLI's output formats.
         .target(
             name: "CommandLineSupport",
-            dependencies: ["XMPPCore"],
+            dependencies: ["XMPPCore", "XMPPClient"],
             path: "Sources/CommandLineSupport"),
         .executableTarget(
             name: "swiftletd",
-            dependencies: ["XMPPServer"],
+            dependencies: ["XMPPServer", "CommandLineSupport"],
             path: "Sources/swiftletd"),
         .executableTarget(
             name: "swiftlet",
@@ -84,7 +86,7 @@ let package = Package(
             path: "Tests/XMPPClientTests"),
         .testTarget(
             name: "CommandLineSupportTests",
-            dependencies: ["CommandLineSupport"],
+            dependencies: ["CommandLineSupport", "XMPPClient", "XMPPCore"],
             path: "Tests/CommandLineSupportTests"),
         .testTarget(name: "XMPPNetTests", dependencies: ["XMPPNet"], path: "Tests/XMPPNetTests"),
         .testTarget(

@@ -1,20 +1,48 @@
 import CommandLineSupport
 import Foundation
+import XMPPCore
 
-let commandLine = CommandLineBasics(
-    program: "swiftlet",
-    usage: """
-        swiftlet: an XMPP client for the command line.
+/// `swiftlet`: an XMPP client for the command line. This target only reads
+/// the command line, runs the command with XMPPClient and turns its
+/// failure into a message and an exit status; the parsing, formats and
+/// error mapping are in CommandLineSupport.
 
-        Usage: swiftlet [--help] [--version] COMMAND
+let status: ExitStatus
+do {
+    switch try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst())) {
+    case .help(let text):
+        Console.print(text)
+    case .version:
+        Console.print("swiftlet \(Swiftlet.version)")
+    case .run(let invocation):
+        try await run(invocation)
+    }
+    status = .success
+} catch {
+    let failure = CommandFailure(error)
+    Console.error(failure.message)
+    status = failure.status
+}
+exit(status.rawValue)
 
-        Commands (not available yet in this version): register, login, send,
-        listen, chat, roster, presence, history, recent.
-
-        Options:
-          -h, --help      Show this help.
-          -V, --version   Show the version.
-        """)
-let outcome = commandLine.outcome(for: Array(CommandLine.arguments.dropFirst()))
-FileHandle(fileDescriptor: outcome.toStandardError ? 2 : 1).write(Data((outcome.output + "\n").utf8))
-exit(outcome.status)
+/// Runs one command.
+func run(_ invocation: Invocation) async throws {
+    let context = Context(invocation)
+    switch invocation.command {
+    case .register: try await AccountCommands.register(context)
+    case .login: try await AccountCommands.login(context)
+    case .passwd: try await AccountCommands.changePassword(context)
+    case .unregister: try await AccountCommands.unregister(context)
+    case .send: try await MessageCommands.send(context)
+    case .chat: try await MessageCommands.chat(context)
+    case .listen: try await ListenCommand.listen(context, presence: nil)
+    case .presence: try await ListenCommand.presence(context)
+    case .rosterList: try await RosterCommands.list(context)
+    case .rosterAdd: try await RosterCommands.add(context)
+    case .rosterRemove: try await RosterCommands.remove(context)
+    case .rosterAccept: try await RosterCommands.accept(context)
+    case .rosterReject: try await RosterCommands.reject(context)
+    case .history: try ArchiveCommands.history(context)
+    case .recent: try ArchiveCommands.recent(context)
+    }
+}

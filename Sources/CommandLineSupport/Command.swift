@@ -1,0 +1,207 @@
+/// A `swiftlet` command; the roster's actions are commands of two words.
+public enum Command: String, Sendable, CaseIterable {
+    case register, login, passwd, unregister
+    case send, chat, listen, presence
+    case rosterList = "roster list"
+    case rosterAdd = "roster add"
+    case rosterRemove = "roster remove"
+    case rosterAccept = "roster accept"
+    case rosterReject = "roster reject"
+    case history, recent
+
+    /// The first word of the commands that take an action word after it.
+    public static let rosterGroup = "roster"
+
+    /// What the command takes and does, for parsing and `--help`.
+    public var spec: CommandSpec {
+        switch self {
+        case .register:
+            CommandSpec(
+                operands: ["JID"], summary: "Create an account on its server and log in.",
+                details: """
+                    Creates the account JID by in-band registration (XEP-0077), then logs \
+                    in and saves the login as 'login' does. The password is read from the \
+                    terminal (twice), or from the first line of standard input.
+                    """)
+        case .login:
+            CommandSpec(
+                operands: ["JID"], summary: "Log in once with the password and save the login.",
+                details: """
+                    Checks the password by logging in, then saves the account, the server \
+                    (--server) and the TLS policy (--tls) to HOME/accounts/JID.json, mode \
+                    600. The password is not saved: only SCRAM keys derived from it, which \
+                    later commands log in with. The password is read from the terminal, or \
+                    from the first line of standard input.
+                    """)
+        case .passwd:
+            CommandSpec(
+                operands: [], summary: "Change the account's password.",
+                details: """
+                    Changes the password on the server and saves the new login. The new \
+                    password is read like register's.
+                    """)
+        case .unregister:
+            CommandSpec(
+                operands: [], summary: "Delete the account on the server.",
+                details: """
+                    Deletes the account on the server and its saved login; the local \
+                    archive is kept. Needs --yes.
+                    """,
+                options: [.flag("--yes", "Really delete the account.")])
+        case .send:
+            CommandSpec(
+                operands: ["JID", "TEXT..."], summary: "Send a chat message.",
+                details: """
+                    Sends the words of TEXT, joined by spaces, to JID (or standard input \
+                    when TEXT is '-'), and keeps it in the archive. Fails when the server \
+                    bounces it, for example because JID does not exist.
+                    """)
+        case .chat:
+            CommandSpec(
+                operands: ["JID"], summary: "Chat with JID, line by line.",
+                details: """
+                    Sends each line of standard input to JID and prints incoming messages \
+                    (from anyone) as listen does. Ends at the end of input, on a line \
+                    '/quit', on SIGINT or SIGTERM, or after --timeout. You are available \
+                    while chatting.
+                    """)
+        case .listen:
+            CommandSpec(
+                operands: [], summary: "Be available and print what happens, one event per line.",
+                details: """
+                    Goes online and prints each event on a line of its own, starting with \
+                    its kind: connection, message, message-failed, presence, roster, \
+                    subscription-request, subscription-answer. Messages kept while you were \
+                    offline arrive first. Runs until SIGINT or SIGTERM, --count events, or \
+                    --timeout (exit status 68 when --count events did not come in time).
+                    """,
+                options: ListenOptions.specs)
+        case .presence:
+            CommandSpec(
+                operands: ["SHOW"], summary: "Set your presence and stay online, printing events as listen does.",
+                details: """
+                    SHOW is available, chat, away, xa, dnd or unavailable. Presence lasts \
+                    as long as the connection, so presence stays connected, printing events \
+                    like listen, until interrupted or --timeout.
+                    """,
+                options: [
+                    .value("--status", "TEXT", "The status text."),
+                    .value("--priority", "N", "The priority, -128 to 127 (default 0)."),
+                ] + ListenOptions.specs)
+        case .rosterList:
+            CommandSpec(
+                operands: [], summary: "List the contacts.",
+                details: """
+                    Prints one contact per line: JID, subscription (none, to, from, both; \
+                    ', pending' while a request is unanswered), then "name" and [groups] \
+                    when set.
+                    """,
+                options: [.json("one JSON object per contact")])
+        case .rosterAdd:
+            CommandSpec(
+                operands: ["JID"], summary: "Add a contact and ask to see their presence.",
+                details: "Adds JID to the roster and sends a subscription request.",
+                options: [
+                    .value("--name", "NAME", "Your name for the contact."),
+                    .value("--group", "GROUP", "A group to put the contact in; repeat for several.", repeatable: true),
+                ])
+        case .rosterRemove:
+            CommandSpec(
+                operands: ["JID"], summary: "Remove a contact.",
+                details: "Removes JID from the roster; subscriptions both ways end.")
+        case .rosterAccept:
+            CommandSpec(
+                operands: ["JID"], summary: "Let JID see your presence.",
+                details: """
+                    Approves JID's subscription request and, unless --no-subscribe-back, \
+                    asks to see JID's presence in turn.
+                    """,
+                options: [.flag("--no-subscribe-back", "Do not ask to see JID's presence.")])
+        case .rosterReject:
+            CommandSpec(
+                operands: ["JID"], summary: "Refuse or revoke JID's subscription.",
+                details: "Refuses JID's subscription request, or ends an approved one.")
+        case .history:
+            CommandSpec(
+                operands: ["JID"], summary: "Print the conversation with JID from the local archive.",
+                details: """
+                    Prints the newest messages, oldest first, one per line: time (UTC), \
+                    sender, text. Marks the conversation read. The archive holds what was \
+                    sent and received by this HOME's commands; nothing is asked of the \
+                    server.
+                    """,
+                options: [
+                    .value("--limit", "N", "How many messages (default 50)."),
+                    .value("--before", "TIME", "Only messages before TIME (ISO 8601, e.g. 2026-05-01T12:00:00Z)."),
+                    .json("one JSON object per message"),
+                ])
+        case .recent:
+            CommandSpec(
+                operands: [], summary: "List conversations, the most recent first.",
+                details: """
+                    Prints one conversation per line from the local archive: contact, \
+                    unread count, then the last message as history prints it.
+                    """,
+                options: [
+                    .value("--limit", "N", "How many conversations (default 20)."),
+                    .json("one JSON object per conversation"),
+                ])
+        }
+    }
+
+    /// Whether the command stays online until stopped; `--timeout` then
+    /// bounds how long it runs.
+    public var runsUntilStopped: Bool {
+        self == .listen || self == .presence || self == .chat
+    }
+}
+
+/// What a command takes and does.
+public struct CommandSpec: Sendable {
+    /// The operands' names, in order; a last one ending in `...` takes one
+    /// or more words.
+    public let operands: [String]
+    /// One line for the command list.
+    public let summary: String
+    /// A paragraph for the command's help.
+    public let details: String
+    /// The options of this command, besides the global ones.
+    public let options: [OptionSpec]
+
+    init(operands: [String], summary: String, details: String, options: [OptionSpec] = []) {
+        self.operands = operands
+        self.summary = summary
+        self.details = details
+        self.options = options
+    }
+
+    /// Whether the last operand takes the remaining words.
+    var isVariadic: Bool { operands.last?.hasSuffix("...") ?? false }
+}
+
+/// An option: a flag, or one that takes a value.
+public struct OptionSpec: Sendable {
+    /// The name with its dashes, such as `--limit`.
+    public let name: String
+    /// The value's placeholder (`N`); `nil` for a flag.
+    public let value: String?
+    /// What it does.
+    public let help: String
+    /// Whether it may be given more than once.
+    public let repeatable: Bool
+
+    /// An option that takes a value.
+    static func value(_ name: String, _ value: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, value: value, help: help, repeatable: repeatable)
+    }
+
+    /// An option without a value.
+    static func flag(_ name: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, value: nil, help: help, repeatable: false)
+    }
+
+    /// `--json`, printing `what`.
+    static func json(_ what: String) -> OptionSpec {
+        flag("--json", "Print \(what), for scripts.")
+    }
+}

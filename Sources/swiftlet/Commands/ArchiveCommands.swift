@@ -1,0 +1,46 @@
+import CommandLineSupport
+import XMPPClient
+import XMPPCore
+
+/// `history` and `recent`: the local archive, without the network.
+enum ArchiveCommands {
+    /// `history JID [--limit N] [--before TIME] [--json]`: the newest
+    /// messages with JID, oldest first; marks the conversation read.
+    static func history(_ context: Context) throws {
+        let invocation = context.invocation
+        let contact = try invocation.jid(at: 0).bare
+        let limit = try invocation.integer("--limit", in: 1...Int.max) ?? 50
+        let before = try invocation.date("--before")
+        let (account, store) = try open(context)
+        let messages = try archived { try store.conversation(account: account, contact: contact, before: before, limit: limit) }
+        let json = invocation.flag("--json")
+        for message in messages { Console.print(json ? message.json.line : message.line) }
+        try archived { try store.markRead(account: account, contact: contact) }
+    }
+
+    /// `recent [--limit N] [--json]`: conversations, the most recent first.
+    static func recent(_ context: Context) throws {
+        let limit = try context.invocation.integer("--limit", in: 1...Int.max) ?? 20
+        let (account, store) = try open(context)
+        let json = context.invocation.flag("--json")
+        for summary in try archived({ try store.recentConversations(account: account, limit: limit) }) {
+            Console.print(json ? summary.json.line : summary.line)
+        }
+    }
+
+    /// The account and the archive.
+    private static func open(_ context: Context) throws -> (JID, ClientStore) {
+        let account = try context.home.account(option: context.global.account)
+        try context.home.create()
+        return (account, try archived { try ClientStore(path: context.home.archivePath) })
+    }
+
+    /// `body`'s result; its error becomes a failure to read the archive.
+    private static func archived<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw CommandFailure(.localFile, "the archive failed: \(error)")
+        }
+    }
+}

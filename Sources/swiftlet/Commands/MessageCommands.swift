@@ -1,0 +1,73 @@
+import CommandLineSupport
+import Foundation
+import XMPPClient
+import XMPPCore
+
+/// `send` and `chat`.
+enum MessageCommands {
+    /// `send JID TEXT...`: one message, unseen; fails when it bounces.
+    static func send(_ context: Context) async throws {
+        let invocation = context.invocation
+        let recipient = try invocation.jid(at: 0)
+        var text = invocation.operands.dropFirst().joined(separator: " ")
+        if text == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            if text.hasSuffix("\n") { text.removeLast() }
+        }
+        guard !text.isEmpty else { throw CommandFailure(.badData, "there is no text to send") }
+        let client = try context.savedClient()
+        let (id, events) = try await context.withConnection(client) { try await $0.send(text, to: recipient) }
+        for case .messageFailed(id, let from, let error) in events {
+            throw CommandFailure(error).prefixed("\(from)")
+        }
+        Console.progress("sent to \(recipient)")
+    }
+
+    /// `chat JID`: available; sends each line of standard input to JID and
+    /// prints incoming messages (from anyone) and bounces until the end of
+    /// input, `/quit`, a signal or `--timeout`.
+    static func chat(_ context: Context) async throws {
+        let recipient = try context.invocation.jid(at: 0)
+        let deadline = context.global.timeout.map { ContinuousClock.now + $0 }
+        let client = try context.savedClient()
+        let events = client.events()
+        try await context.connect(client, presence: Context.ShownPresence(availability: .available))
+        Console.progress("chatting with \(recipient); end with /quit or end of input")
+        var stopping = false
+        for await happening in Happening.stream(events: events, deadline: deadline, readsInput: true) {
+            switch happening {
+            case .event(let event):
+                switch event {
+                case .message(let message):
+                    Console.print(event.line)
+                    try? await client.markRead(message.from)
+                case .messageFailed:
+                    Console.print(event.line)
+                case .connectionState(.disconnected(let error)):
+                    guard stopping else { throw error ?? .notConnected }
+                    return
+                case .connectionState:
+                    Console.progress(event.line)
+                default:
+                    continue
+                }
+            case .line(let line):
+                guard !stopping, !line.isEmpty else { continue }
+                guard line != "/quit" else {
+                    stopping = true
+                    await client.disconnect()
+                    continue
+                }
+                do {
+                    try await client.send(line, to: recipient)
+                } catch {
+                    Console.error("not sent: \(error)")
+                }
+            case .endOfInput, .interrupted, .timedOut:
+                guard !stopping else { continue }
+                stopping = true
+                await client.disconnect()
+            }
+        }
+    }
+}
