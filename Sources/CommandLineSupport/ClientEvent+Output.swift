@@ -31,6 +31,8 @@ extension ClientEvent {
     /// connection connected alice@example.com/laptop
     /// message 2026-05-01T12:00:00Z bob@example.com/phone: hi
     /// message 2026-05-01T11:58:02Z bob@example.com/phone (delayed): are you there?
+    /// message 2026-05-01T12:01:00Z alice@example.com/tablet to bob@example.com: sent from the tablet
+    /// message 2026-05-01T12:02:00Z bob@example.com/phone: photo [attachment https://…/a.jpg]
     /// message-failed carol@example.com: the server refused: service-unavailable
     /// presence bob@example.com/phone away priority 5: lunch
     /// roster updated bob@example.com  both  "Bob"  [Friends]
@@ -49,8 +51,10 @@ extension ClientEvent {
             return Self.details(of: state)
         case .message(let message):
             let delayed = message.isDelayed ? " (delayed)" : ""
-            return "\(Timestamp.seconds(message.timestamp)) \(message.from)\(delayed): "
-                + TerminalText.printable(message.body)
+            let sender = message.sentByUs ? "\(message.from) to \(message.to?.description ?? "?")" : "\(message.from)"
+            let attachment = message.attachmentURL.map { " [attachment " + TerminalText.printable($0) + "]" } ?? ""
+            return "\(Timestamp.seconds(message.timestamp)) \(sender)\(delayed): "
+                + TerminalText.printable(message.body) + attachment
         case .messageFailed(_, let from, let error):
             return "\(from): \(TerminalText.printable(error.description))"
         case .presence(let presence):
@@ -104,7 +108,8 @@ extension ClientEvent {
             object = [
                 "id": .string(message.id), "from": .string(message.from.description), "body": .string(message.body),
                 "timestamp": .string(Timestamp.milliseconds(message.timestamp)), "delayed": .bool(message.isDelayed),
-                "messageType": .string(message.type.rawValue),
+                "messageType": .string(message.type.rawValue), "to": message.to.map { .string($0.description) },
+                "sentByUs": .bool(message.sentByUs), "attachment": message.attachmentURL.map(JSONValue.string),
             ]
         case .messageFailed(let id, let from, let error):
             object = ["id": id.map(JSONValue.string), "from": .string(from.description), "error": .string(error.description)]

@@ -70,6 +70,22 @@ public struct ReceivedMessage: Sendable, Hashable {
     /// The URL of an attached file (XEP-0066 out-of-band data), as HTTP
     /// upload clients send images and voice.
     public var attachmentURL: String?
+
+    /// A message as described by its parts.
+    public init(
+        id: String, from: JID, to: JID? = nil, type: Message.MessageType, body: String, timestamp: Date,
+        isDelayed: Bool, sentByUs: Bool = false, attachmentURL: String? = nil
+    ) {
+        self.id = id
+        self.from = from
+        self.to = to
+        self.type = type
+        self.body = body
+        self.timestamp = timestamp
+        self.isDelayed = isDelayed
+        self.sentByUs = sentByUs
+        self.attachmentURL = attachmentURL
+    }
 }
 
 /// A change to the roster.

@@ -65,8 +65,24 @@ import XMPPCore
         let object = try decoded(message("one\ntwo", delayed: true))
         #expect(object == [
             "type": "message", "id": "m1", "from": "bob@example.com/phone", "body": "one\ntwo",
-            "timestamp": "2026-05-01T12:00:00.250Z", "delayed": true, "messageType": "chat",
+            "timestamp": "2026-05-01T12:00:00.250Z", "delayed": true, "messageType": "chat", "sentByUs": false,
         ] as NSDictionary)
+    }
+
+    @Test func carbonAndAttachment() throws {
+        let copy = ClientEvent.message(
+            ReceivedMessage(
+                id: "m2", from: try JID("alice@example.com/tablet"), to: try JID("bob@example.com"), type: .chat,
+                body: "photo", timestamp: noon, isDelayed: false, sentByUs: true,
+                attachmentURL: "https://upload.example.com/a.jpg"))
+        #expect(
+            copy.line
+                == "message 2026-05-01T12:00:00Z alice@example.com/tablet to bob@example.com: photo "
+                + "[attachment https://upload.example.com/a.jpg]")
+        let object = try decoded(copy)
+        #expect(object["sentByUs"] as? Bool == true)
+        #expect(object["to"] as? String == "bob@example.com")
+        #expect(object["attachment"] as? String == "https://upload.example.com/a.jpg")
     }
 
     @Test func otherJSON() throws {
