@@ -44,6 +44,9 @@ public actor XMPPClient {
     /// `disconnect` and by errors that a retry cannot fix.
     var wantsConnection = false
     private var reconnectTask: Task<Void, Never>?
+    /// The connection whose stream we closed, waiting for the server's
+    /// closing tag.
+    private var closingGeneration: Int?
     private var generation = 0
     private var nextID = 0
 
@@ -111,10 +114,19 @@ public actor XMPPClient {
             setState(.disconnected(nil))
             return
         }
-        var goodbye = ClientWire.bytes(Presence(type: .unavailable).element)
+        // RFC 6120 §4.4: send our closing tag, then wait (briefly) for the
+        // server's, so everything we sent was handled before the TCP close.
+        closingGeneration = connection.generation
+        var goodbye = ownPresence.type == .unavailable ? [] : ClientWire.bytes(Presence(type: .unavailable).element)
         goodbye += XMLSerializer.streamClosing(StreamNegotiator.clientHeader(domain: account.domainpart))
-        connection.transport.close(sending: goodbye)
+        connection.transport.send(goodbye)
+        let transport = connection.transport
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(2))
+            transport.abort(.timedOut)
+        }
         await connection.readTask?.value
+        deadline.cancel()
         // However the server ended its side, the user asked for this.
         setState(.disconnected(nil))
     }
@@ -204,7 +216,9 @@ public actor XMPPClient {
         try await syncRoster()
         await enableCarbons()
         await loadOwnAvatarHash()
-        send(presenceWithAvatarHash(ownPresence).element)
+        // Staying unavailable means sending no presence at all (RFC 6121
+        // §4.2): messages to the bare JID then wait offline.
+        if ownPresence.type != .unavailable { send(presenceWithAvatarHash(ownPresence).element) }
     }
 
     // MARK: - Reading
@@ -217,8 +231,10 @@ public actor XMPPClient {
                 switch try await reader.next() {
                 case .element(let element): handle(element)
                 case .streamClose:
-                    connection?.transport.close(
-                        sending: XMLSerializer.streamClosing(StreamNegotiator.clientHeader(domain: account.domainpart)))
+                    let answer =
+                        closingGeneration == generation
+                        ? [] : XMLSerializer.streamClosing(StreamNegotiator.clientHeader(domain: account.domainpart))
+                    connection?.transport.close(sending: answer)
                 case .streamOpen, .error: break
                 }
             }

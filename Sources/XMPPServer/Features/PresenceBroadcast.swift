@@ -66,6 +66,10 @@ enum PresenceBroadcast {
             handle.presence = (presence.element, priority)
         } else {
             let wasAvailable = handle.isAvailable
+            // An unavailable resource going unavailable tells no one anything
+            // (RFC 6121 §4.5.2 broadcasts the end of an availability), but
+            // directed presence it sent still gets its unavailable.
+            guard wasAvailable || !session.directedPresence.isEmpty else { return }
             handle.presence = nil
             if wasAvailable, session.server.sessions.availableSessions(of: jid.bare).isEmpty {
                 LastActivity.recordLogout(of: jid.bare, status: presence.status, server: session.server)
