@@ -107,6 +107,7 @@ public actor XMPPClient {
     /// stops reconnecting. Safe to call in any state.
     public func disconnect() async {
         wantsConnection = false
+        let handled = streamManagement?.handledInbound
         streamManagement = nil
         reconnectTask?.cancel()
         reconnectTask = nil
@@ -118,6 +119,9 @@ public actor XMPPClient {
         // server's, so everything we sent was handled before the TCP close.
         closingGeneration = connection.generation
         var goodbye = ownPresence.type == .unavailable ? [] : ClientWire.bytes(Presence(type: .unavailable).element)
+        // Acknowledge everything received, or the server would hand it on
+        // (to offline storage) as never delivered (XEP-0198).
+        if let handled { goodbye += ClientWire.bytes(Element("a", namespace: NS.sm, attributes: ["h": String(handled)])) }
         goodbye += XMLSerializer.streamClosing(StreamNegotiator.clientHeader(domain: account.domainpart))
         connection.transport.send(goodbye)
         let transport = connection.transport

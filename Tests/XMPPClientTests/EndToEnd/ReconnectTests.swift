@@ -161,3 +161,22 @@ struct ClientStreamManagementTests {
         }
     }
 }
+
+extension ClientStreamManagementTests {
+    @Test("a clean disconnect acknowledges what arrived, so nothing comes back from offline storage")
+    func cleanDisconnectAcknowledges() async throws {
+        try await ServerFixture.run { server in
+            let (alice, _, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            try await alice.send("once", to: try JID("bob@localhost"))
+            try await bobEvents.first("the message") { if case .message(let m) = $0, m.body == "once" { m } else { nil } }
+            await bob.disconnect()
+            let again = try XMPPClient(configuration: server.configuration("bob", resource: "b2"))
+            let againEvents = EventRecorder(again)
+            try await again.connect()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!againEvents.all.contains { if case .message = $0 { true } else { false } })
+            await again.disconnect()
+            await alice.disconnect()
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XMPPNet
 import XMPPTestSupport
 
 /// Runs the Python interop scripts of `tools/interop` (third-party XMPP
@@ -39,9 +40,17 @@ enum PythonInterop {
     static func run(
         _ script: String, against server: LiveServer, arguments: [String] = [], timeout: Double
     ) throws -> ChildProcess.Outcome {
+        try run(script, at: server.ipv4, trusting: server.certificatePath, arguments: arguments, timeout: timeout)
+    }
+
+    /// Runs `tools/interop/<script>` against the server at `address`
+    /// (domain `localhost`) whose certificate is at `certificatePath`.
+    static func run(
+        _ script: String, at address: SocketAddress, trusting certificatePath: String, arguments: [String] = [],
+        timeout: Double
+    ) throws -> ChildProcess.Outcome {
         let path = ChildProcess.repositoryRoot.appendingPathComponent("tools/interop/\(script)").path
-        let address = server.ipv4
-        let common = [path, address.ipString, String(address.port), "localhost", server.certificatePath]
+        let common = [path, address.ipString, String(address.port), "localhost", certificatePath]
         return try python(common + arguments).wait(timeout: timeout)
     }
 
