@@ -16,7 +16,7 @@ public final class Server: @unchecked Sendable {
     public let config: ServerConfig
     public let log: Logger
     public let loop: EventLoop
-    private let storage: StorageQueue
+    let storage: StorageQueue
     let context: ServerContext
     private var listeners: [TCPListener] = []
     private var connections: [ObjectIdentifier: ConnectionAdapter] = [:]

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import XMPPClient
 import XMPPCore
+@testable import XMPPServer
 import XMPPTestSupport
 
 /// Reconnecting after drops, against swiftletd on loopback.
@@ -176,6 +177,33 @@ extension ClientStreamManagementTests {
             try await Task.sleep(for: .milliseconds(300))
             #expect(!againEvents.all.contains { if case .message = $0 { true } else { false } })
             await again.disconnect()
+            await alice.disconnect()
+        }
+    }
+}
+
+extension ClientStreamManagementTests {
+    @Test("messages sent just before the connection is cut are stored once each, in order, after resumption")
+    func unacknowledgedOutboundSurvivesACut() async throws {
+        try await ServerFixture.run { server in
+            let alice = try await server.registeredClient("alice")
+            _ = try await server.registeredClient("bob")
+            let aliceEvents = EventRecorder(alice)
+            try await alice.connect()
+            // Bob is offline: every message that reaches the server is kept
+            // in his offline storage, where duplicates would show.
+            let bobJID = try JID("bob@localhost")
+            let texts = (1...20).map { "burst \($0)" }
+            for text in texts { try await alice.send(text, to: bobJID) }
+            await alice.cutConnection()
+            try await aliceEvents.first("alice reconnected") { event -> Bool? in
+                aliceEvents.all.filter { if case .connectionState(.connected) = $0 { true } else { false } }.count == 2
+                    ? true : nil
+            }
+            try await alice.ping()
+            let stored = try server.server.storage.perform { try $0.offline.messages(for: "bob") }
+            let bodies = stored.compactMap { $0.stanza.firstMatch(of: /<body>([^<]*)<\/body>/).map { String($0.1) } }
+            #expect(bodies == texts)
             await alice.disconnect()
         }
     }
