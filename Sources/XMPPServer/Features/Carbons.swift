@@ -14,7 +14,7 @@ import XMPPCore
 ///   Prosody does; never `error`, `groupchat` or `headline`, and never a
 ///   message with `<private xmlns='urn:xmpp:carbons:2'/>`, XEP-0334
 ///   `<no-copy/>`, or a carbon inside (a client forwarding one).
-/// - `<private/>` is removed before delivery to the recipient (§10).
+/// - `<private/>` is removed before delivery to the recipient (§9).
 /// - A received message goes to storage, not to carbons, when the user
 ///   has no resource to take it (XEP-0160): the resources that have
 ///   carbons on get it once, at their next initial presence, not twice.
@@ -23,7 +23,7 @@ public struct Carbons: ServerFeature {
 
     public func install(_ hooks: inout Hooks) {
         hooks.advertise(NS.carbons)
-        // §5, §9: enabling or disabling again is no error.
+        // §5, §10.1: enabling or disabling again is no error.
         hooks.onIQ(.set, NS.carbons, "enable", to: [.account]) { request in
             request.session.handle?.carbonsEnabled = true
             request.reply()
