@@ -12,12 +12,8 @@ struct ClientIMTests {
     static func friends(
         on server: some ClientTestServer, adjustBob: (inout ClientConfiguration) -> Void = { _ in }
     ) async throws -> (alice: XMPPClient, aliceEvents: EventRecorder, bob: XMPPClient, bobEvents: EventRecorder) {
-        let alice = try await server.registeredClient("alice", resource: "a")
-        let bob = try await server.registeredClient("bob", resource: "b", adjust: adjustBob)
-        let aliceEvents = EventRecorder(alice)
-        let bobEvents = EventRecorder(bob)
-        try await alice.connect()
-        try await bob.connect()
+        let (alice, aliceEvents, bob, bobEvents) = try await connectedPair(
+            "alice", "bob", on: server, resources: ("a", "b"), adjustSecond: adjustBob)
         let bobJID = try JID("bob@localhost")
         let aliceJID = try JID("alice@localhost")
         try await alice.addContact(bobJID, name: "Bob", groups: ["Friends"])
@@ -33,6 +29,20 @@ struct ClientIMTests {
             if case .roster(.updated(let c)) = $0, c.jid == aliceJID, c.subscription == .both { c } else { nil }
         }
         return (alice, aliceEvents, bob, bobEvents)
+    }
+
+    /// Two registered users, connected, each with an event recorder.
+    static func connectedPair(
+        _ first: String, _ second: String, on server: some ClientTestServer,
+        resources: (String?, String?) = (nil, nil), adjustSecond: (inout ClientConfiguration) -> Void = { _ in }
+    ) async throws -> (XMPPClient, EventRecorder, XMPPClient, EventRecorder) {
+        let one = try await server.registeredClient(first, resource: resources.0)
+        let two = try await server.registeredClient(second, resource: resources.1, adjust: adjustSecond)
+        let oneEvents = EventRecorder(one)
+        let twoEvents = EventRecorder(two)
+        try await one.connect()
+        try await two.connect()
+        return (one, oneEvents, two, twoEvents)
     }
 
     @Test("add contact, request, accept with subscribe-back: both rosters at both, presence flows")
@@ -86,12 +96,7 @@ struct ClientIMTests {
     }
 
     static func rejectAndRemove(on server: some ClientTestServer) async throws {
-        let alice = try await server.registeredClient("alice")
-        let carol = try await server.registeredClient("carol")
-        let aliceEvents = EventRecorder(alice)
-        let carolEvents = EventRecorder(carol)
-        try await alice.connect()
-        try await carol.connect()
+        let (alice, aliceEvents, carol, carolEvents) = try await connectedPair("alice", "carol", on: server)
         let carolJID = try JID("carol@localhost")
         try await alice.addContact(carolJID)
         try await carolEvents.first("request") { if case .subscriptionRequest = $0 { true } else { nil } }
@@ -172,12 +177,7 @@ struct ClientIMTests {
     }
 
     static func autoAcceptKnownContact(on server: some ClientTestServer) async throws {
-        let alice = try await server.registeredClient("alice")
-        let bob = try await server.registeredClient("bob")
-        let bobEvents = EventRecorder(bob)
-        let aliceEvents = EventRecorder(alice)
-        try await alice.connect()
-        try await bob.connect()
+        let (alice, aliceEvents, bob, bobEvents) = try await connectedPair("alice", "bob", on: server)
         let aliceJID = try JID("alice@localhost")
         // Bob has Alice in his roster (without any subscription) before she asks.
         try await bob.addContact(aliceJID)

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import Synchronization
 import XMPPClient
 import XMPPCore
@@ -58,14 +59,9 @@ final class ServerFixture: ClientTestServer, Sendable {
     }
 
     private func stop() {
-        server.shutdown()
-        let stopped = DispatchSemaphore(value: 0)
-        let server = self.server
-        Thread.detachNewThread {
-            server.waitUntilStopped()
-            stopped.signal()
+        if !server.stop(within: .seconds(5)) {
+            Issue.record("the server did not stop within 5 s")
         }
-        _ = stopped.wait(timeout: .now() + 5)
         try? FileManager.default.removeItem(atPath: dataDirectory)
     }
 }

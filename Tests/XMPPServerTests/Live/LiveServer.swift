@@ -121,14 +121,7 @@ final class LiveServer {
             // Best effort: a failure here says nothing about the test.
             _ = try? client.close()
         }
-        server.shutdown()
-        let stopped = DispatchSemaphore(value: 0)
-        let server = self.server
-        Thread.detachNewThread {
-            server.waitUntilStopped()
-            stopped.signal()
-        }
-        if stopped.wait(timeout: .now() + Self.stopTimeout) == .timedOut {
+        if !server.stop(within: Self.stopTimeout) {
             Issue.record("the server did not stop within \(Self.stopTimeout)")
         }
         try? FileManager.default.removeItem(atPath: dataDirectory)
