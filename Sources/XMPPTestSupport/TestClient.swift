@@ -38,12 +38,23 @@ public final class TestClient {
 
     /// What the server sent since the last call, parsed.
     public func receive() -> [XMLStreamEvent] {
+        parser.feed(receiveBytes())
+    }
+
+    /// What the server sent since the last call, as bytes (decrypted once
+    /// TLS is on), for tests that look at the exact text.
+    public func receiveBytes() -> [UInt8] {
         server.loop.run()
-        var bytes = transport.takeOutput()
-        if let tls {
-            bytes = (try? tls.receive(ciphertext: bytes)) ?? []
-        }
-        return parser.feed(bytes)
+        let bytes = transport.takeOutput()
+        guard let tls else { return bytes }
+        return (try? tls.receive(ciphertext: bytes)) ?? []
+    }
+
+    /// Drops the connection without closing the stream, as a client does
+    /// when its network goes away (or XMPPFramework's `disconnect`).
+    public func dropConnection() {
+        session.transportClosed()
+        server.loop.run()
     }
 
     /// The elements the server sent since the last call.

@@ -22,21 +22,21 @@ public struct Roster: ServerFeature {
         hooks.onIQ(.set, NS.roster, "query", to: [.account], Self.set)
     }
 
-    /// Answers the roster, or an empty result when the client already has
-    /// the current version (§2.6.3). The requesting resource becomes
-    /// interested: it gets pushes from now on.
+    /// Answers the whole roster with its version, whatever version the
+    /// client says it has. §2.6.3 also allows an empty result when that
+    /// version is current, but XMPPFramework (`-fetchRosterVersion:`) does
+    /// not recognise one and empties its roster.
+    /// The requesting resource becomes interested: it gets pushes from now on.
     @Sendable private static func get(_ request: IQRequest) {
         let session = request.session
         guard let username = session.username else { return }
         session.isRosterInterested = true
-        let known = request.iq.payload?[attribute: "ver"]
         session.withStorage({ stores in
             (try stores.roster.items(of: username), try stores.roster.version(of: username))
         }) { result in
             guard case .success(let (items, version)) = result else {
                 return request.fail(StanzaError(.internalServerError))
             }
-            if let known, known == String(version) { return request.reply() }
             var query = Element("query", namespace: NS.roster, attributes: ["ver": String(version)])
             for item in items where item.inRoster { query.append(element(for: item)) }
             request.reply(query)

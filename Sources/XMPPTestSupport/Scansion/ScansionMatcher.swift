@@ -25,17 +25,52 @@ enum ScansionMatcher {
     /// - Returns: The first difference found, with the path to it
     ///   (`iq/query/item: …`).
     static func mismatch(expected: Element, received: Element) -> String? {
-        mismatch(expected, received.droppingBlankText(), path: expected.name)
+        var captures: [String: String] = [:]
+        return mismatch(expected: expected, received: received, captures: &captures)
     }
 
-    private static func mismatch(_ expected: Element, _ received: Element, path: String) -> String? {
+    /// Why `received` does not match `expected`, or nil when it does; then
+    /// the values of `{scansion:capture:…}` placeholders are in `captures`.
+    static func mismatch(expected: Element, received: Element, captures: inout [String: String]) -> String? {
+        var found: [String: String] = [:]
+        let problem = mismatch(expected, received.droppingBlankText(), path: expected.name, &found)
+        if problem == nil { captures.merge(found) { _, new in new } }
+        return problem
+    }
+
+    /// The name in a `{scansion:capture:name}` placeholder.
+    static func captureName(_ value: String) -> String? {
+        guard value.hasPrefix(capturePrefix), value.hasSuffix("}"), value.count > capturePrefix.count + 1 else {
+            return nil
+        }
+        return String(value.dropFirst(capturePrefix.count).dropLast())
+    }
+
+    private static let capturePrefix = "{scansion:capture:"
+
+    /// Whether an expected value matches `got`, noting a capture.
+    private static func valueMatches(_ wanted: String, _ got: String, _ captures: inout [String: String]) -> Bool {
+        if let name = captureName(wanted) {
+            captures[name] = got
+            return true
+        }
+        return wanted == ScansionXML.any || wanted == got
+    }
+
+    private static func mismatch(
+        _ expected: Element, _ received: Element, path: String, _ captures: inout [String: String]
+    ) -> String? {
         guard expected.name == received.name, expected.namespace == received.namespace else {
             let got = "<\(received.name)> in \(received.namespace)"
             return "\(path): expected <\(expected.name)> in \(expected.namespace), got \(got)"
         }
         let strict = isStrict(expected)
-        if let problem = attributeMismatch(expected, received, strict: strict) { return "\(path): \(problem)" }
-        if let problem = textMismatch(expected, received, strict: strict) { return "\(path): \(problem)" }
+        if let problem = attributeMismatch(expected, received, strict: strict, &captures) {
+            return "\(path): \(problem)"
+        }
+        if let problem = textMismatch(expected, received, strict: strict, &captures) {
+            return "\(path): \(problem)"
+        }
         let expectedChildren = expected.elements
         let receivedChildren = received.elements
         if strict {
@@ -44,12 +79,12 @@ enum ScansionMatcher {
                 return "\(path): expected \(expectedChildren.count) child elements, got \(names)"
             }
             for (wanted, got) in zip(expectedChildren, receivedChildren) {
-                if let problem = mismatch(wanted, got, path: "\(path)/\(wanted.name)") { return problem }
+                if let problem = mismatch(wanted, got, path: "\(path)/\(wanted.name)", &captures) { return problem }
             }
             return nil
         }
         var used = Array(repeating: false, count: receivedChildren.count)
-        if assign(expectedChildren[...], to: receivedChildren, used: &used) { return nil }
+        if assign(expectedChildren[...], to: receivedChildren, used: &used, &captures) { return nil }
         return unmatched(expectedChildren, among: receivedChildren, path: path)
     }
 
@@ -57,13 +92,17 @@ enum ScansionMatcher {
     /// child that matches no received child: why the one received child of
     /// its name that nothing else matched differs, or else that none matches.
     private static func unmatched(_ expected: [Element], among received: [Element], path: String) -> String {
-        let matchesSome = { (wanted: Element) in received.contains { mismatch(wanted, $0, path: "") == nil } }
+        var scratch: [String: String] = [:]
+        let mismatch = { (wanted: Element, got: Element, path: String) in
+            Self.mismatch(wanted, got, path: path, &scratch)
+        }
+        let matchesSome = { (wanted: Element) in received.contains { mismatch(wanted, $0, "") == nil } }
         guard let lonely = expected.first(where: { !matchesSome($0) }) else {
             return "\(path): the expected children match, but not each a different received child"
         }
-        let matched = { (got: Element) in expected.contains { mismatch($0, got, path: "") == nil } }
+        let matched = { (got: Element) in expected.contains { mismatch($0, got, "") == nil } }
         let namesakes = received.filter { $0.name == lonely.name && $0.namespace == lonely.namespace && !matched($0) }
-        if namesakes.count == 1, let problem = mismatch(lonely, namesakes[0], path: "\(path)/\(lonely.name)") {
+        if namesakes.count == 1, let problem = mismatch(lonely, namesakes[0], "\(path)/\(lonely.name)") {
             return problem
         }
         return "\(path): no received child matches \(ScansionXML.string(lonely))"
@@ -78,14 +117,16 @@ enum ScansionMatcher {
         }
     }
 
-    private static func attributeMismatch(_ expected: Element, _ received: Element, strict: Bool) -> String? {
+    private static func attributeMismatch(
+        _ expected: Element, _ received: Element, strict: Bool, _ captures: inout [String: String]
+    ) -> String? {
         let wanted = expected.attributes.filter { $0.namespace != ScansionXML.namespace }
         for attribute in wanted {
             let name = qualifiedName(attribute)
             guard let value = received[attribute: attribute.name, namespace: attribute.namespace] else {
                 return "attribute \(name) missing (expected '\(attribute.value)')"
             }
-            if attribute.value != ScansionXML.any && attribute.value != value {
+            if !valueMatches(attribute.value, value, &captures) {
                 return "attribute \(name) is '\(value)', expected '\(attribute.value)'"
             }
         }
@@ -101,21 +142,31 @@ enum ScansionMatcher {
         return nil
     }
 
-    private static func textMismatch(_ expected: Element, _ received: Element, strict: Bool) -> String? {
+    private static func textMismatch(
+        _ expected: Element, _ received: Element, strict: Bool, _ captures: inout [String: String]
+    ) -> String? {
         let wanted = expected.text
         let got = received.text
-        if wanted == ScansionXML.any || wanted == got { return nil }
+        if valueMatches(wanted, got, &captures) { return nil }
         if wanted.isEmpty && !strict { return nil }
         return "text is '\(got)', expected '\(wanted)'"
     }
 
     /// Matches each of `expected` with a different unused element of
     /// `received`, backtracking when an early choice blocks a later one.
-    private static func assign(_ expected: ArraySlice<Element>, to received: [Element], used: inout [Bool]) -> Bool {
+    /// Captures are kept only from the assignment that succeeds.
+    private static func assign(
+        _ expected: ArraySlice<Element>, to received: [Element], used: inout [Bool], _ captures: inout [String: String]
+    ) -> Bool {
         guard let first = expected.first else { return true }
-        for index in received.indices where !used[index] && mismatch(first, received[index], path: "") == nil {
+        for index in received.indices where !used[index] {
+            var tried = captures
+            guard mismatch(first, received[index], path: "", &tried) == nil else { continue }
             used[index] = true
-            if assign(expected.dropFirst(), to: received, used: &used) { return true }
+            if assign(expected.dropFirst(), to: received, used: &used, &tried) {
+                captures = tried
+                return true
+            }
             used[index] = false
         }
         return false

@@ -1,3 +1,5 @@
+import XMPPCore
+
 /// A scansion script (`.scs`): a scripted conversation between XMPP clients
 /// and a server, in the format of Prosody's `spec/scansion/` tests.
 ///
@@ -30,6 +32,29 @@
 /// `Name receives:`, the colon optional, `Name receives: nothing`) or a
 /// comment (`#`, `//`, `--`); indented lines are the XML of the action
 /// above them; blank lines separate nothing.
+///
+/// Swiftlet's extensions, for replaying a particular client's bytes (the
+/// scripts in `Tests/Scripts/xmppframework/`):
+///
+/// * Client properties `style: xmppframework` (the runner checks every
+///   byte the server writes to it against what XMPPFramework's parser
+///   needs, and the script must account for every element it gets; see
+///   `ScansionRunner`) and `registered: false` (no account is created
+///   before the script: the script registers it).
+/// * `Name sends raw:` sends its lines verbatim, each trimmed, joined with
+///   nothing between them (`${…}` variables substituted).
+/// * `Name receives raw:` compares each line with the raw text of the
+///   next top-level unit the server wrote (a stream header, an element,
+///   the closing tag); `{scansion:any}` in a line matches any run of
+///   characters.
+/// * `Name opens a stream`, `Name starts TLS`, `Name authenticates with
+///   SCRAM-SHA-1` (or another SCRAM mechanism), `Name sends a keepalive`
+///   (one space), `Name drops the connection` (no closing tag),
+///   `Name is disconnected` (the server closed the connection),
+///   `Name waits N seconds` (the server's clock moves on). What each does
+///   exactly is in `ScansionRunner`.
+/// * `{scansion:capture:name}` in an expected attribute value or text
+///   matches any value and remembers it as `${name}` for later actions.
 public struct ScansionScript: Sendable {
     /// One `[Client]` object of the header.
     public struct Client: Sendable, Hashable {
@@ -41,6 +66,23 @@ public struct ScansionScript: Sendable {
         public var password: String
         /// The `resource:` property, if any; overrides a resource in `jid`.
         public var resource: String?
+        /// The `style:` property: whose wire behaviour the client replays.
+        public var style: Style = .scansion
+        /// The `registered:` property: whether the runner creates the
+        /// account before the script runs (default `true`).
+        public var isRegistered = true
+    }
+
+    /// Whose client a `[Client]` stands for.
+    public enum Style: String, Sendable, Hashable {
+        /// A scansion client: `connects` logs in with SCRAM-SHA-256 and
+        /// binds; stanzas nobody waits for are ignored.
+        case scansion
+        /// An unchanged XMPPFramework 4.1 app (`XMPPFRAMEWORK.md`):
+        /// `connects` writes its bytes in its order, every reply is
+        /// checked for the shape its parser needs, and every element it
+        /// gets must be expected by the script.
+        case xmppframework
     }
 
     /// What an action does.
@@ -55,6 +97,27 @@ public struct ScansionScript: Sendable {
         case receives(String)
         /// Expect that nothing arrives.
         case receivesNothing
+        /// Send this text as it is (lines trimmed and joined, `${…}`
+        /// variables substituted), opening a connection if there is none.
+        case sendsRaw(String)
+        /// Expect the next units on the wire to have these raw texts, one
+        /// pattern per unit (`{scansion:any}` matches any characters).
+        case receivesRaw([String])
+        /// Send the client's stream header and expect the server's.
+        case opensStream
+        /// STARTTLS and a TLS 1.2 handshake; the script then opens a stream.
+        case startsTLS
+        /// Run a SCRAM exchange up to the client-final message; the
+        /// script then expects `<success/>` or `<failure/>`.
+        case authenticates(SASLMechanism)
+        /// Send a single space, the whitespace keepalive.
+        case sendsKeepalive
+        /// Drop the connection without closing the stream.
+        case dropsConnection
+        /// Expect that the server closed the connection.
+        case isDisconnected
+        /// Let this many seconds pass on the server's clock.
+        case waits(seconds: Int)
     }
 
     /// One line of the script body that does something.
@@ -73,6 +136,15 @@ public struct ScansionScript: Sendable {
             case .sends: "\(client) sends:"
             case .receives: "\(client) receives:"
             case .receivesNothing: "\(client) receives: nothing"
+            case .sendsRaw: "\(client) sends raw:"
+            case .receivesRaw: "\(client) receives raw:"
+            case .opensStream: "\(client) opens a stream"
+            case .startsTLS: "\(client) starts TLS"
+            case .authenticates(let mechanism): "\(client) authenticates with \(mechanism.rawValue)"
+            case .sendsKeepalive: "\(client) sends a keepalive"
+            case .dropsConnection: "\(client) drops the connection"
+            case .isDisconnected: "\(client) is disconnected"
+            case .waits(let seconds): "\(client) waits \(seconds) second\(seconds == 1 ? "" : "s")"
             }
         }
     }
@@ -191,8 +263,15 @@ private struct ScansionParser {
             throw error(number, "expected 'key: value' under a [Client] line: \(line)")
         }
         let key = String(line[..<colon]).trimmingSpaces
-        guard ["jid", "password", "resource"].contains(key) else { throw error(number, "unknown property '\(key)'") }
-        object!.properties[key] = String(line[line.index(after: colon)...]).trimmingSpaces
+        let value = String(line[line.index(after: colon)...]).trimmingSpaces
+        switch key {
+        case "jid", "password", "resource": break
+        case "style" where ScansionScript.Style(rawValue: value) != nil: break
+        case "registered" where value == "true" || value == "false": break
+        case "style", "registered": throw error(number, "bad value for '\(key)': \(value)")
+        default: throw error(number, "unknown property '\(key)'")
+        }
+        object!.properties[key] = value
     }
 
     private mutating func endObject() throws(ScansionSyntaxError) {
@@ -201,34 +280,62 @@ private struct ScansionParser {
         guard let jid = object.properties["jid"], let password = object.properties["password"] else {
             throw error(object.line, "client '\(object.name)' needs a jid and a password")
         }
-        clients.append(.init(name: object.name, jid: jid, password: password, resource: object.properties["resource"]))
+        clients.append(
+            .init(
+                name: object.name, jid: jid, password: password, resource: object.properties["resource"],
+                style: object.properties["style"].flatMap(ScansionScript.Style.init) ?? .scansion,
+                isRegistered: object.properties["registered"] != "false"))
     }
 
     // MARK: - Body
 
     private mutating func action(_ line: String, number: Int) throws(ScansionSyntaxError) {
-        var words = line.split(separator: " ").map(String.init)
-        var nothing = false
-        if words.count >= 3, words.last == "nothing" {
-            nothing = true
-            words.removeLast()
+        // Names may hold spaces ("Juliet's phone"): the longest declared
+        // name the line starts with is the actor, the rest is the verb.
+        let names = clients.map(\.name).filter { line.hasPrefix($0 + " ") || line.hasPrefix($0 + "\t") }
+        guard let client = names.max(by: { $0.count < $1.count }) else {
+            throw error(number, "no client named at the start of: \(line)")
         }
-        guard words.count >= 2 else { throw error(number, "not an action: \(line)") }
-        let verb = String(words.removeLast().trimmingSuffix(":"))
-        let client = words.joined(separator: " ")
-        guard clients.contains(where: { $0.name == client }) else { throw error(number, "no client named '\(client)'") }
-        let step: ScansionScript.Step
-        switch (verb, nothing) {
-        case ("connects", false): step = .connects
-        case ("disconnects", false): step = .disconnects
-        case ("sends", false): step = .sends("")
-        case ("receives", false): step = .receives("")
-        case ("receives", true): step = .receivesNothing
-        default: throw error(number, "unknown action '\(verb)': \(line)")
-        }
+        let phrase = line.dropFirst(client.count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+            .joined(separator: " ")
+        guard let step = Self.step(phrase) else { throw error(number, "unknown action '\(phrase)': \(line)") }
         actions.append(.init(line: number, client: client, step: step))
-        if case .sends = step { xml = [] }
-        if case .receives = step { xml = [] }
+        switch step {
+        case .sends, .receives, .sendsRaw, .receivesRaw: xml = []
+        default: break
+        }
+    }
+
+    /// The step a verb phrase names, or nil.
+    private static func step(_ phrase: String) -> ScansionScript.Step? {
+        switch phrase {
+        case "connects": return .connects
+        case "disconnects": return .disconnects
+        case "sends", "sends:": return .sends("")
+        case "receives", "receives:": return .receives("")
+        case "receives nothing", "receives: nothing": return .receivesNothing
+        case "sends raw", "sends raw:": return .sendsRaw("")
+        case "receives raw", "receives raw:": return .receivesRaw([])
+        case "opens a stream": return .opensStream
+        case "starts TLS": return .startsTLS
+        case "sends a keepalive": return .sendsKeepalive
+        case "drops the connection": return .dropsConnection
+        case "is disconnected": return .isDisconnected
+        default: break
+        }
+        let words = phrase.split(separator: " ")
+        if words.count == 3, words[0] == "authenticates", words[1] == "with",
+            let mechanism = SASLMechanism(rawValue: String(words[2])), mechanism.scramHashFunction != nil,
+            !mechanism.usesChannelBinding
+        {
+            return .authenticates(mechanism)
+        }
+        if words.count == 3, words[0] == "waits", words[2] == "seconds" || words[2] == "second",
+            let seconds = Int(words[1]), seconds >= 0
+        {
+            return .waits(seconds: seconds)
+        }
+        return nil
     }
 
     /// Attaches the XML collected to the last action.
@@ -243,6 +350,13 @@ private struct ScansionParser {
         case .receives:
             guard !text.isEmpty else { throw error(actions[last].line, "receives without XML (or 'nothing')") }
             actions[last].step = text == "nothing" ? .receivesNothing : .receives(text)
+        case .sendsRaw:
+            guard !text.isEmpty else { throw error(actions[last].line, "sends raw without text") }
+            actions[last].step = .sendsRaw(lines.map(\.trimmingSpaces).joined())
+        case .receivesRaw:
+            let patterns = lines.map(\.trimmingSpaces).filter { !$0.isEmpty }
+            guard !patterns.isEmpty else { throw error(actions[last].line, "receives raw without text") }
+            actions[last].step = .receivesRaw(patterns)
         default:
             break
         }
@@ -268,10 +382,5 @@ extension String {
     var trimmingSpaces: String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
-    }
-
-    /// Without one trailing `suffix`, if present.
-    func trimmingSuffix(_ suffix: String) -> Substring {
-        hasSuffix(suffix) ? dropLast(suffix.count) : Substring(self)
     }
 }

@@ -31,15 +31,17 @@ enum ScansionXML {
         return elements
     }
 
-    /// Replaces each `${Name's full JID}` (the JID the client bound) and
-    /// `${Name's JID}` (its `jid:` property as written) in `text`.
+    /// Replaces each `${Name's full JID}` (the JID the client bound),
+    /// `${Name's JID}` (its `jid:` property as written) and `${name}` (a
+    /// value captured by `{scansion:capture:name}`) in `text`.
     /// - Parameters:
     ///   - jids: The `jid:` property of each client, by name.
     ///   - fullJIDs: The bound JID of each connected client, by name.
+    ///   - captures: The values captured so far, by name.
     /// - Throws: `ScansionXMLError` for another variable, an unknown client,
-    ///   or the full JID of a client that is not connected.
+    ///   the full JID of a client that is not bound, or a capture not made.
     static func substitute(
-        _ text: String, jids: [String: String], fullJIDs: [String: JID]
+        _ text: String, jids: [String: String], fullJIDs: [String: JID], captures: [String: String] = [:]
     ) throws(ScansionXMLError) -> String {
         var result = ""
         var rest = Substring(text)
@@ -53,12 +55,31 @@ enum ScansionXML {
                 result += jid.description
             } else if variable.hasSuffix("'s JID"), let jid = jids[String(variable.dropLast("'s JID".count))] {
                 result += jid
+            } else if let value = captures[variable] {
+                result += escaped(value)
             } else {
-                throw ScansionXMLError(message: "unknown variable, or client not connected: ${\(variable)}", xml: text)
+                throw ScansionXMLError(
+                    message: "unknown variable, client not bound or value not captured: ${\(variable)}", xml: text)
             }
             rest = rest[rest.index(after: end)...]
         }
         return result + rest
+    }
+
+    /// `value` escaped for text and for attribute values in either quotes.
+    static func escaped(_ value: String) -> String {
+        var result = ""
+        for character in value {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "'": result += "&apos;"
+            case "\"": result += "&quot;"
+            default: result.append(character)
+            }
+        }
+        return result
     }
 
     /// `element` as XML inside a client stream (no `xmlns='jabber:client'`

@@ -194,3 +194,272 @@ struct ScansionRunnerTests {
         try ScansionRunner.run(script, on: TestServer())
     }
 }
+
+/// Swiftlet's extensions of the format for replaying XMPPFramework's bytes:
+/// raw steps, captures, the wire reader and the checks of what
+/// XMPPFramework's parser needs.
+@Suite("Scansion runner: raw and XMPPFramework extensions")
+struct ScansionRawExtensionTests {
+    // MARK: - Parser
+
+    @Test func parsesTheExtensions() throws {
+        let script = try ScansionScript(
+            parsing: """
+                [Client] Bob
+                \tjid: bob@localhost
+                \tpassword: pw
+                \tstyle: xmppframework
+                \tregistered: false
+
+                [Client] Bob's twin
+                \tjid: bob@localhost/iPad
+                \tpassword: pw
+
+                -----
+                Bob sends raw:
+                \t<iq type="get" id="A">
+                \t<ping xmlns="urn:xmpp:ping"/>
+                \t</iq>
+                Bob receives raw:
+                \t<stream:features>{scansion:any}
+
+                \t</stream:stream>
+                Bob opens a stream
+                Bob starts TLS
+                Bob authenticates with SCRAM-SHA-1
+                Bob's twin  sends a keepalive
+                Bob's twin drops the connection
+                Bob is disconnected
+                Bob waits 150 seconds
+                """, name: "extensions")
+        #expect(script.clients[0].style == .xmppframework && !script.clients[0].isRegistered)
+        #expect(script.clients[1].style == .scansion && script.clients[1].isRegistered)
+        #expect(
+            script.actions.map(\.step) == [
+                .sendsRaw(#"<iq type="get" id="A"><ping xmlns="urn:xmpp:ping"/></iq>"#),
+                .receivesRaw(["<stream:features>{scansion:any}", "</stream:stream>"]),
+                .opensStream, .startsTLS, .authenticates(.scramSHA1), .sendsKeepalive, .dropsConnection,
+                .isDisconnected, .waits(seconds: 150),
+            ])
+        // The longest declared name wins: "Bob's twin", not "Bob".
+        #expect(script.actions[5].client == "Bob's twin")
+        #expect(script.actions[5].description == "Bob's twin sends a keepalive")
+    }
+
+    @Test(arguments: [
+        "[Client] A\n\tjid: a@localhost\n\tpassword: p\n\tstyle: smack\n-----\n",
+        "[Client] A\n\tjid: a@localhost\n\tpassword: p\n\tregistered: maybe\n-----\n",
+        "[Client] A\n\tjid: a@localhost\n\tpassword: p\n-----\nA authenticates with PLAIN\n",
+        "[Client] A\n\tjid: a@localhost\n\tpassword: p\n-----\nA waits a while\n",
+        "[Client] A\n\tjid: a@localhost\n\tpassword: p\n-----\nA sends raw:\nA disconnects\n",
+    ])
+    func rejectsBadExtensions(text: String) {
+        #expect(throws: ScansionSyntaxError.self) { try ScansionScript(parsing: text, name: "bad") }
+    }
+
+    // MARK: - Wire reader
+
+    static let transcript =
+        "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'"
+        + " id='x>y' version='1.0'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>"
+        + " \n<iq type='result' id='1'><query xmlns='q' note=\"a/>b\"><item>text &amp; <b/>more</item></query></iq>"
+        + "<presence/> </stream:stream>"
+
+    @Test func readerSplitsUnitsWhateverTheChunks() {
+        let bytes = Array(Self.transcript.utf8)
+        for cut in 0...bytes.count {
+            let reader = ScansionWireReader(insideStream: false)
+            let units = reader.feed(Array(bytes[..<cut])) + reader.feed(Array(bytes[cut...]))
+            #expect(units.map(\.raw).count == 5, "cut at \(cut)")
+            guard units.count == 5 else { continue }
+            #expect(units[0].raw.hasPrefix("<?xml version='1.0'?><stream:stream ") && units[0].raw.hasSuffix("'1.0'>"))
+            guard case .header(let header) = units[0].kind else {
+                Issue.record("not a header: \(units[0].kind)")
+                continue
+            }
+            #expect(header[attribute: "id"] == "x>y")
+            #expect(units[1].element?.name == "features" && units[1].raw.hasPrefix("<stream:features>"))
+            #expect(units[2].element?.child("query", namespace: "q")?[attribute: "note"] == "a/>b")
+            #expect(units[2].raw.hasPrefix("<iq type='result'"))
+            #expect(units[3].raw == "<presence/>")
+            #expect(units[4].raw == "</stream:stream>")
+            if case .close = units[4].kind {} else { Issue.record("not the close: \(units[4].kind)") }
+        }
+    }
+
+    @Test func readerReportsTextOutsideElements() {
+        let reader = ScansionWireReader(insideStream: true)
+        let units = reader.feed(Array("hello<presence/>".utf8))
+        #expect(units.count == 2)
+        if case .malformed = units.first?.kind {} else { Issue.record("expected malformed, got \(units)") }
+    }
+
+    // MARK: - Raw patterns
+
+    @Test func rawPatterns() {
+        #expect(ScansionRawPattern.matches("<a/>", "<a/>"))
+        #expect(!ScansionRawPattern.matches("<a/>", "<a />"))
+        #expect(
+            ScansionRawPattern.matches("<stream:features>{scansion:any}", "<stream:features><bind/></stream:features>"))
+        #expect(!ScansionRawPattern.matches("<stream:features>{scansion:any}", "<features xmlns='x'/>"))
+        #expect(ScansionRawPattern.matches("<s id='{scansion:any}' version='1.0'>", "<s id='abc' version='1.0'>"))
+        #expect(!ScansionRawPattern.matches("<s id='{scansion:any}' version='1.0'>", "<s id='abc' version='0.9'>"))
+        #expect(ScansionRawPattern.matches("{scansion:any}x{scansion:any}", "axb"))
+        #expect(!ScansionRawPattern.matches("{scansion:any}x{scansion:any}", "ab"))
+        #expect(ScansionRawPattern.matches("ab{scansion:any}ba", "aba") == false)
+    }
+
+    // MARK: - What XMPPFramework's parser needs
+
+    /// The problems found in `text`, read as one server's output.
+    private func problems(_ text: String) -> [String] {
+        var check = XMPPFrameworkWireCheck()
+        return ScansionWireReader(insideStream: false).feed(Array(text.utf8)).compactMap { check.problem(with: $0) }
+    }
+
+    private let header =
+        "<?xml version='1.0'?><stream:stream xmlns='jabber:client'"
+        + " xmlns:stream='http://etherx.jabber.org/streams' version='1.0'>"
+
+    @Test func wellShapedOutputPasses() {
+        #expect(problems(Self.transcript).isEmpty)
+    }
+
+    @Test func shapesXMPPFrameworkWouldMisreadAreFound() {
+        let streams = "http://etherx.jabber.org/streams"
+        // A default-namespace <features> is not found.
+        #expect(problems(header + "<features xmlns='\(streams)'/>").count == 1)
+        // Something else first is taken as the features.
+        #expect(problems(header + "<iq type='result' id='1'/><stream:features/>").count == 1)
+        // Without version='1.0', XMPPFramework falls back to jabber:iq:auth.
+        let noVersion = header.replacingOccurrences(of: "' version='1.0'>", with: "'>")
+        #expect(problems(noVersion + "<stream:features/>").count == 1)
+        // Another prefix for the stream.
+        #expect(problems("<s:stream xmlns='jabber:client' xmlns:s='\(streams)' version='1.0'><s:features/>").count == 2)
+        // A prefixed SASL element is not found by its name.
+        let success = "<sasl:success xmlns:sasl='urn:ietf:params:xml:ns:xmpp-sasl'/>"
+        #expect(problems(header + "<stream:features/>" + success).count == 1)
+        #expect(problems(header + "<stream:features/><stream:error/></stream:stream>").isEmpty)
+    }
+
+    // MARK: - Captures
+
+    @Test func capturesKeepValuesOfSuccessfulMatches() throws {
+        let expected = try ScansionXML.parse(
+            "<enabled xmlns='urn:xmpp:sm:3' id='{scansion:capture:smid}' max='300'/>")[0]
+        var captures: [String: String] = [:]
+        let wrong = try ScansionXML.parse("<enabled xmlns='urn:xmpp:sm:3' id='abc' max='60'/>")[0]
+        #expect(ScansionMatcher.mismatch(expected: expected, received: wrong, captures: &captures) != nil)
+        #expect(captures.isEmpty)
+        let right = try ScansionXML.parse("<enabled xmlns='urn:xmpp:sm:3' id='abc' max='300'/>")[0]
+        #expect(ScansionMatcher.mismatch(expected: expected, received: right, captures: &captures) == nil)
+        #expect(captures == ["smid": "abc"])
+        #expect(
+            try ScansionXML.substitute("<resume previd='${smid}'/>", jids: [:], fullJIDs: [:], captures: captures)
+                == "<resume previd='abc'/>")
+        #expect(throws: ScansionXMLError.self) {
+            try ScansionXML.substitute("${other}", jids: [:], fullJIDs: [:], captures: captures)
+        }
+    }
+
+    @Test func backtrackingKeepsOnlyTheChosenChildsCapture() throws {
+        // The first <b/> could match the capture, but then <b n='1'/> has no
+        // partner: the capture must come from the second.
+        let expected = try ScansionXML.parse(
+            "<m><b n='{scansion:capture:n}'/><b n='1'/></m>")[0]
+        let received = try ScansionXML.parse("<m><b n='1'/><b n='2'/></m>")[0]
+        var captures: [String: String] = [:]
+        #expect(ScansionMatcher.mismatch(expected: expected, received: received, captures: &captures) == nil)
+        #expect(captures == ["n": "2"])
+        let text = try ScansionXML.parse("<body>{scansion:capture:text}</body>")[0]
+        #expect(
+            ScansionMatcher.mismatch(
+                expected: text, received: try ScansionXML.parse("<body>hi</body>")[0], captures: &captures) == nil)
+        #expect(captures["text"] == "hi")
+    }
+
+    // MARK: - Runner
+
+    /// A one-client XMPPFramework-style script around `body`.
+    private func alice(_ body: String, registered: Bool = true) throws -> ScansionScript {
+        try ScansionScript(
+            parsing: "[Client] Alice\n\tjid: alice@localhost/iPhone\n\tpassword: pw\n\tstyle: xmppframework\n"
+                + (registered ? "" : "\tregistered: false\n") + "-----\n" + body,
+            name: "alice")
+    }
+
+    @Test func xmppFrameworkClientMustExpectEverything() throws {
+        let quiet = try alice("Alice connects\nAlice sends raw:\n\t<presence/>\nAlice receives:\n\t<presence/>\n")
+        try ScansionRunner.run(quiet, on: TestServer())
+        // The echo of the presence is never expected: the next action fails.
+        let unexpected = try alice("Alice connects\nAlice sends raw:\n\t<presence/>\nAlice sends a keepalive\n")
+        let failure = try #require(throws: ScansionFailure.self) {
+            try ScansionRunner.run(unexpected, on: TestServer())
+        }
+        #expect(failure.line == 9 && failure.reason.contains("does not expect"))
+        #expect(failure.received?.hasPrefix("<presence") == true)
+        // Also at the end of the script.
+        let atEnd = try alice("Alice connects\nAlice sends raw:\n\t<presence/>\n")
+        let end = try #require(throws: ScansionFailure.self) { try ScansionRunner.run(atEnd, on: TestServer()) }
+        #expect(end.action == "end of script")
+    }
+
+    @Test func rawExpectationsComparePrefixesAndText() throws {
+        let good = try alice(
+            """
+            Alice sends raw:
+            \t<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0' to='localhost'>
+            Alice receives raw:
+            \t<?xml version='1.0'?><stream:stream {scansion:any} version='1.0'{scansion:any}>
+            \t<stream:features>{scansion:any}</stream:features>
+            """)
+        try ScansionRunner.run(good, on: TestServer())
+        let bad = try alice(
+            """
+            Alice opens a stream
+            Alice receives raw:
+            \t<features>{scansion:any}
+            """)
+        let failure = try #require(throws: ScansionFailure.self) { try ScansionRunner.run(bad, on: TestServer()) }
+        #expect(failure.reason.contains("raw text differs"))
+        #expect(failure.received?.hasPrefix("<stream:features>") == true)
+    }
+
+    @Test func unregisteredClientCannotLogInUntilItRegisters() throws {
+        let script = try alice("Alice connects\n", registered: false)
+        let failure = try #require(throws: ScansionFailure.self) { try ScansionRunner.run(script, on: TestServer()) }
+        #expect(failure.reason.contains("authentication failed"))
+    }
+
+    @Test func disconnectionIsChecked() throws {
+        let open = try alice("Alice connects\nAlice is disconnected\n")
+        let failure = try #require(throws: ScansionFailure.self) { try ScansionRunner.run(open, on: TestServer()) }
+        #expect(failure.reason == "the server did not close the connection")
+        let idle = try alice(
+            """
+            Alice connects
+            Alice waits 300 seconds
+            Alice receives raw:
+            \t<stream:error><connection-timeout xmlns='urn:ietf:params:xml:ns:xmpp-streams'/>{scansion:any}
+            \t</stream:stream>
+            Alice is disconnected
+            """)
+        try ScansionRunner.run(idle, on: TestServer())
+    }
+
+    @Test func capturedValuesFeedLaterActions() throws {
+        let script = try alice(
+            """
+            Alice connects
+            Alice sends raw:
+            \t<iq type="get" id="A"><query xmlns="jabber:iq:roster"/></iq>
+            Alice receives:
+            \t<iq type='result' id='A'><query xmlns='jabber:iq:roster' ver='{scansion:capture:v}'/></iq>
+            Alice sends raw:
+            \t<iq type="get" id="${v}"><ping xmlns="urn:xmpp:ping"/></iq>
+            Alice receives:
+            \t<iq type='result' id='${v}'/>
+            """)
+        try ScansionRunner.run(script, on: TestServer())
+    }
+}
