@@ -13,6 +13,8 @@ public final class Stores {
     public let roster: any RosterStore
     /// The messages kept for users who were offline.
     public let offline: any OfflineStore
+    /// The users' message archives and archiving preferences.
+    public let archive: any ArchiveStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -23,23 +25,38 @@ public final class Stores {
         self.accounts = SQLiteAccountStore(database: database)
         self.roster = SQLiteRosterStore(database: database)
         self.offline = SQLiteOfflineStore(database: database)
+        self.archive = SQLiteArchiveStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
-    /// `InMemoryAccountStore`, with an `InMemoryRosterStore` and an
-    /// `InMemoryOfflineStore` for its users.
+    /// `InMemoryAccountStore`, with an `InMemoryRosterStore`, an
+    /// `InMemoryOfflineStore` and an `InMemoryArchiveStore` for its users.
     ///
     /// `self.accounts` forwards to `accounts`, and when it deletes an
-    /// account it also deletes the account's roster and messages, as
-    /// `ON DELETE CASCADE` does in SQLite. Delete accounts through it, not
-    /// through `accounts` directly.
+    /// account it also deletes the account's roster, messages and archive,
+    /// as `ON DELETE CASCADE` does in SQLite. Delete accounts through it,
+    /// not through `accounts` directly.
     public init(accounts: any AccountStore) {
         let roster = InMemoryRosterStore(accounts: accounts)
         let offline = InMemoryOfflineStore(accounts: accounts)
+        let archive = InMemoryArchiveStore(accounts: accounts)
         self.database = nil
-        self.accounts = CascadingAccountStore(base: accounts, roster: roster, offline: offline)
+        self.accounts = CascadingAccountStore(base: accounts, roster: roster, offline: offline, archive: archive)
         self.roster = roster
         self.offline = offline
+        self.archive = archive
+    }
+
+    /// Runs `body` in one transaction when the stores share a database, so
+    /// that a job's writes commit together; in-memory stores just run it.
+    ///
+    /// - Parameter durable: Whether the commit waits for the disk (the
+    ///   connection's `synchronous` setting); `false` commits with
+    ///   `.normal`, for writes a power failure may take back.
+    /// - Throws: What `body` throws, or `DatabaseError`.
+    public func inTransaction<Result>(durable: Bool = true, _ body: () throws -> Result) throws -> Result {
+        guard let database else { return try body() }
+        return try durable ? database.transaction(body) : database.transaction(synchronous: .normal, body)
     }
 }
 
@@ -49,17 +66,23 @@ private final class CascadingAccountStore: AccountStore {
     private let base: any AccountStore
     private let roster: InMemoryRosterStore
     private let offline: InMemoryOfflineStore
+    private let archive: InMemoryArchiveStore
 
-    init(base: any AccountStore, roster: InMemoryRosterStore, offline: InMemoryOfflineStore) {
+    init(
+        base: any AccountStore, roster: InMemoryRosterStore, offline: InMemoryOfflineStore,
+        archive: InMemoryArchiveStore
+    ) {
         self.base = base
         self.roster = roster
         self.offline = offline
+        self.archive = archive
     }
 
     func deleteAccount(_ username: String) throws -> Bool {
         guard try base.deleteAccount(username) else { return false }
         roster.removeAll(of: username)
         offline.removeAll(for: username)
+        archive.removeAll(for: username)
         return true
     }
 
