@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPStorage
 
 /// One key of `swiftletd.conf`: its name, the `ServerConfig` field it sets,
 /// and how its value is read and written.
@@ -76,6 +77,9 @@ extension ServerConfig {
         .single("max_stanza_size", \.limits.maxStanzaSize, .size),
         .single("max_stanza_size_unauthenticated", \.limits.maxStanzaSizeUnauthenticated, .size),
         .single("offline_quota", \.limits.offlineQuota, .integer),
+        .single("archive", \.archive.enabled, .boolean),
+        .single("mam_default", \.archive.defaultRule, .choice(ArchivePreferences.Default.self)),
+        .single("mam_retention", \.archive.retention, .durationOrForever),
     ]
 
     /// The keys by name.
@@ -125,6 +129,21 @@ extension ConfigValueType where Value == String {
             return jid.domainpart
         },
         format: { $0 })
+}
+
+extension ConfigValueType where Value == Duration? {
+    /// A duration such as `30d`, or `forever` for none.
+    static let durationOrForever = ConfigValueType(
+        expected: "a duration such as 30d or 12h, or forever", emptyValue: nil,
+        parse: { text throws(ConfigValueError) in
+            if text.lowercased() == "forever" { return nil }
+            do {
+                return try ConfigValueType<Duration>.duration.parse(text)
+            } catch {
+                throw ConfigValueError(expected: "a duration such as 30d or 12h, or forever", got: text)
+            }
+        },
+        format: { $0.map(ConfigValueType<Duration>.duration.format) ?? "forever" })
 }
 
 extension ConfigValueType where Value == ListenAddress {

@@ -55,6 +55,9 @@ extension ServerConfig {
             formatSize,
             why: "; it cannot be below max_stanza_size_unauthenticated")
         try require(limits.offlineQuota, in: 0...1_000_000, key: "offline_quota", formatNumber)
+        if let retention = archive.retention, retention < .seconds(3600) {
+            throw ConfigError(key: "mam_retention", "must be at least 1h, got \(format(retention)); or forever")
+        }
     }
 
     /// At least one listener, and no address listed twice (port 0 aside:

@@ -1,4 +1,5 @@
 import XMPPNet
+import XMPPStorage
 
 /// Everything `swiftletd` can be told, with a working default for each, so
 /// the server starts with no config file at all: `localhost` on
@@ -42,6 +43,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var timeouts = Timeouts()
     /// Size limits.
     public var limits = Limits()
+    /// Message archiving (XEP-0313).
+    public var archive = Archive()
 
     /// The defaults.
     public init() {}
@@ -138,6 +141,24 @@ public struct ServerConfig: Sendable, Equatable {
         /// senders get `resource-constraint`. Key `offline_quota`, default
         /// 1000, from 0 (keep none) to 1000000.
         public var offlineQuota = 1000
+    }
+
+    /// Message archiving (XEP-0313, XEP-0441).
+    public struct Archive: Sendable, Equatable {
+        /// Whether one-to-one messages are archived for their sender and
+        /// recipient, and users can query their archive. Off removes the
+        /// feature entirely: nothing is archived, nothing advertised, and
+        /// archive requests get `service-unavailable`. Key `archive`,
+        /// default on.
+        public var enabled = true
+        /// The rule for users who have not set archiving preferences:
+        /// always, never, or roster (messages with roster contacts only).
+        /// Key `mam_default`, default `always`.
+        public var defaultRule = ArchivePreferences.Default.always
+        /// How long archived messages are kept, or `nil` for ever; older
+        /// ones are deleted at start and every hour. Key `mam_retention`,
+        /// default `forever`, at least 1h.
+        public var retention: Duration?
     }
 
     /// A rate limit per client IP address: at most `count` events per

@@ -2,8 +2,9 @@ import XMPPCore
 
 /// XEP-0030: Service Discovery. The domain's info lists the server identity
 /// and every feature the installed features advertise; an account's own
-/// bare JID answers as a registered account. Items are empty until a
-/// component (upload, MUC) exists.
+/// bare JID answers as a registered account with the features installed
+/// for accounts (its message archive). Items are empty until a component
+/// (upload, MUC) exists.
 public struct Disco: ServerFeature {
     public init() {}
 
@@ -21,7 +22,7 @@ public struct Disco: ServerFeature {
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.account]) { request in
             guard var query = Self.query(request) else { return }
             query.append(Self.identity(category: "account", type: "registered", name: nil))
-            for feature in [NS.discoInfo, NS.discoItems] {
+            for feature in [NS.discoInfo, NS.discoItems] + request.server.hooks.accountDiscoFeatures {
                 query.append(Element("feature", namespace: NS.discoInfo, attributes: ["var": feature]))
             }
             request.reply(query)

@@ -1,7 +1,14 @@
 /// The features a server installs.
 public enum Features {
-    /// Everything Swiftlet implements, in the order they hook in.
-    public static var standard: [any ServerFeature] {
-        [Disco(), Ping(), Registration(), LegacySession(), Roster(), PresenceBroadcast.Feature(), ClientStateIndication()]
+    /// Everything Swiftlet implements that `config` turns on, in the order
+    /// they hook in.
+    /// - Parameter clock: The wall clock archive stamps come from.
+    public static func standard(_ config: ServerConfig, clock: WallClock = .system) -> [any ServerFeature] {
+        var features: [any ServerFeature] = [
+            Disco(), Ping(), Registration(), LegacySession(), Roster(), PresenceBroadcast.Feature(),
+            ClientStateIndication(),
+        ]
+        if config.archive.enabled { features.append(MessageArchive(config.archive, clock: clock)) }
+        return features
     }
 }
