@@ -65,6 +65,8 @@ public enum NS {
     public static let version = "jabber:iq:version"
     /// XEP-0115: Entity Capabilities.
     public static let caps = "http://jabber.org/protocol/caps"
+    /// XEP-0122: Data Forms Validation.
+    public static let dataFormsValidate = "http://jabber.org/protocol/xdata-validate"
     /// XEP-0136: Message Archiving. Not implemented; XMPPFramework asks for
     /// its preferences and must get an error back.
     public static let archive = "urn:xmpp:archive"
@@ -90,10 +92,12 @@ public enum NS {
     public static let forward = "urn:xmpp:forward:0"
     /// XEP-0313: Message Archive Management, version 2.
     public static let mam = "urn:xmpp:mam:2"
-    /// XEP-0334: Message Processing Hints (`<no-copy/>` and others).
+    /// XEP-0334: Message Processing Hints (`<no-copy/>`, `<no-store/>`, `<no-permanent-store/>`).
     public static let hints = "urn:xmpp:hints"
     /// XEP-0352: Client State Indication.
     public static let csi = "urn:xmpp:csi:0"
+    /// XEP-0359: Unique and Stable Stanza IDs (`<stanza-id/>`, `<origin-id/>`).
+    public static let stanzaID = "urn:xmpp:sid:0"
     /// XEP-0363: HTTP File Upload, current namespace.
     public static let httpUpload = "urn:xmpp:http:upload:0"
     /// XEP-0363: HTTP File Upload, the namespace of versions before 0.3,

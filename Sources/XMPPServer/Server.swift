@@ -43,7 +43,7 @@ public final class Server: @unchecked Sendable {
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tlsContext, tlsRequired: policy.requirement == .required,
             storage: storage,
-            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(for: config)),
+            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(config)),
             loginThrottle: AddressThrottle(config.authentication.loginThrottle),
             registrationThrottle: AddressThrottle(
                 config.registration.throttle,
@@ -58,6 +58,7 @@ public final class Server: @unchecked Sendable {
         let outcome = Mutex<Result<[SocketAddress], any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         loop.execute { [self] in
+            context.hooks.serverStarted(context)
             let result = Result { try startListeners() }
             outcome.withLock { $0 = result }
             done.signal()

@@ -148,6 +148,32 @@ public enum Storage {
                 );
                 """)
         }
+        migrator.register("0007-archive") { database in
+            // XEP-0313 archives: see SQLiteArchiveStore for why the rowid is
+            // the caller's sequence and what each index serves. The JID lists
+            // of the preferences are JSON arrays, as roster groups are.
+            try database.execute(
+                """
+                CREATE TABLE archive_messages (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    timestamp INTEGER NOT NULL,
+                    peer TEXT NOT NULL,
+                    peer_resource TEXT,
+                    stanza TEXT NOT NULL
+                );
+                CREATE INDEX archive_messages_by_account ON archive_messages (account_id);
+                CREATE INDEX archive_messages_by_peer ON archive_messages (account_id, peer);
+                CREATE TABLE archive_preferences (
+                    account_id INTEGER PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                    default_rule TEXT NOT NULL CHECK (default_rule IN ('always', 'never', 'roster')),
+                    always_jids TEXT NOT NULL
+                        CHECK (json_valid(always_jids) AND json_type(always_jids) = 'array'),
+                    never_jids TEXT NOT NULL
+                        CHECK (json_valid(never_jids) AND json_type(never_jids) = 'array')
+                );
+                """)
+        }
         return migrator
     }
 }

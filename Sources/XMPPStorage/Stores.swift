@@ -18,6 +18,8 @@ public final class Stores {
     public let blocklists: any BlocklistStore
     /// The users' last logouts (XEP-0012).
     public let lastActivity: any LastActivityStore
+    /// The users' message archives and archiving preferences (XEP-0313).
+    public let archive: any ArchiveStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -31,6 +33,7 @@ public final class Stores {
         self.vCards = SQLiteVCardStore(database: database)
         self.blocklists = SQLiteBlocklistStore(database: database)
         self.lastActivity = SQLiteLastActivityStore(database: database)
+        self.archive = SQLiteArchiveStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
@@ -47,14 +50,28 @@ public final class Stores {
         let vCards = InMemoryVCardStore(accounts: accounts)
         let blocklists = InMemoryBlocklistStore(accounts: accounts)
         let lastActivity = InMemoryLastActivityStore(accounts: accounts)
+        let archive = InMemoryArchiveStore(accounts: accounts)
         self.database = nil
         self.accounts = CascadingAccountStore(
-            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity])
+            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity, archive])
         self.roster = roster
         self.offline = offline
         self.vCards = vCards
         self.blocklists = blocklists
         self.lastActivity = lastActivity
+        self.archive = archive
+    }
+
+    /// Runs `body` in one transaction when the stores share a database, so
+    /// that a job's writes commit together; in-memory stores just run it.
+    ///
+    /// - Parameter durable: Whether the commit waits for the disk (the
+    ///   connection's `synchronous` setting); `false` commits with
+    ///   `.normal`, for writes a power failure may take back.
+    /// - Throws: What `body` throws, or `DatabaseError`.
+    public func inTransaction<Result>(durable: Bool = true, _ body: () throws -> Result) throws -> Result {
+        guard let database else { return try body() }
+        return try durable ? database.transaction(body) : database.transaction(synchronous: .normal, body)
     }
 }
 

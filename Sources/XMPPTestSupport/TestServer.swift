@@ -13,9 +13,9 @@ public final class TestServer {
     private var nextID = 1
 
     /// Creates a server for `config` (default: `localhost`, TLS optional,
-    /// registration open, features of `Features.standard(for:)`). Log lines go to
-    /// `logLines`.
-    public init(config: ServerConfig = ServerConfig(), tlsRequired: Bool = false) throws {
+    /// registration open, features of `Features.standard`) whose wall clock
+    /// is `clock`, and runs its start hooks. Log lines go to `logLines`.
+    public init(config: ServerConfig = ServerConfig(), tlsRequired: Bool = false, clock: WallClock = .system) throws {
         let lines = LogLines()
         logLines = lines
         log = Logger(level: .debug, label: "test", sink: lines)
@@ -26,12 +26,14 @@ public final class TestServer {
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tls, tlsRequired: tlsRequired,
             storage: InlineStorage(loop: loop),
-            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(for: config)),
+            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(config, clock: clock)),
             loginThrottle: AddressThrottle(config.authentication.loginThrottle),
             registrationThrottle: AddressThrottle(
                 config.registration.throttle,
                 exempt: AddressThrottle.exemptingLoopback(config.registration.throttleExemptsLoopback)),
             scramSecret: Array(repeating: 7, count: 32))
+        context.hooks.serverStarted(context)
+        loop.run()
     }
 
     /// Every log line written so far.

@@ -136,3 +136,31 @@ import Testing
         #expect(!Crypto.constantTimeEquals(key, []))
     }
 }
+
+/// SipHash-2-4 against the paper's vectors, and the permutation built on it.
+@Suite struct SipHashTests {
+    private let key = SipHash(key: Array(0..<16))
+
+    @Test func matchesThePublishedVectors() {
+        #expect(key.hash([]) == 0x726f_db47_dd0e_0e31)
+        #expect(key.hash(Array(0..<15)) == 0xa129_ca61_49be_45e5, "the worked example of the paper's appendix A")
+    }
+
+    @Test func hashingAWordEqualsHashingItsLittleEndianBytes() {
+        for value: UInt64 in [0, 1, 0x0102_0304_0506_0708, .max] {
+            let bytes = (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
+            #expect(key.hash(value) == key.hash(bytes))
+        }
+    }
+
+    @Test func thePermutationInvertsAndDependsOnTheKey() {
+        let permutation = KeyedPermutation(key: Array(repeating: 7, count: 16))
+        let other = KeyedPermutation(key: Array(repeating: 8, count: 16))
+        let values: [UInt64] = [0, 1, 2, 3, 1 << 20, .max - 1, .max]
+        let images = values.map(permutation.apply)
+        #expect(Set(images).count == values.count)
+        #expect(images.map(permutation.invert) == values)
+        #expect(values.map(other.apply) != images)
+        #expect(images[1] != 1 && images[2] &- images[1] != 1, "consecutive values do not look consecutive")
+    }
+}

@@ -18,6 +18,7 @@ import Testing
             (NS.roster, "jabber:iq:roster"),
             (NS.rosterVersioning, "urn:xmpp:features:rosterver"),
             (NS.dataForms, "jabber:x:data"),
+            (NS.dataFormsValidate, "http://jabber.org/protocol/xdata-validate"),
             (NS.last, "jabber:iq:last"),
             (NS.discoInfo, "http://jabber.org/protocol/disco#info"),
             (NS.discoItems, "http://jabber.org/protocol/disco#items"),
@@ -42,7 +43,9 @@ import Testing
             (NS.forward, "urn:xmpp:forward:0"),
             (NS.hints, "urn:xmpp:hints"),
             (NS.mam, "urn:xmpp:mam:2"),
+            (NS.hints, "urn:xmpp:hints"),
             (NS.csi, "urn:xmpp:csi:0"),
+            (NS.stanzaID, "urn:xmpp:sid:0"),
             (NS.httpUpload, "urn:xmpp:http:upload:0"),
             (NS.httpUploadLegacy, "urn:xmpp:http:upload"),
         ]

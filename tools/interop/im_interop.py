@@ -32,7 +32,8 @@ import aioxmpp.ibr
 import aioxmpp.ping
 import cryptography.x509
 import slixmpp
-from slixmpp.exceptions import IqError
+
+import slixmpp_account
 
 STEP_TIMEOUT = 20
 # Non-ASCII (an accent, an emoji outside the BMP, a no-break space), XML's
@@ -93,39 +94,18 @@ class SlixmppPeer(Peer):
         self.client = None
 
     def _client(self, jid, register=False):
-        client = slixmpp.ClientXMPP(jid, self.password)
-        client.enable_direct_tls = False
-        client.ca_certs = self.server.ca_certificate
+        plugins = ("xep_0199", "xep_0203") + (("xep_0077",) if register else ())
+        client = slixmpp_account.make_client(jid, self.password, self.server.ca_certificate, plugins)
         # Subscription requests are answered by the scenario, not by
         # slixmpp's roster automation (None: no answer; False would refuse).
         client.auto_authorize = None
         client.auto_subscribe = False
-        for plugin in ("xep_0199", "xep_0203") + (("xep_0077",) if register else ()):
-            client.register_plugin(plugin)
         return client
 
     async def register(self):
-        client = self._client(self.jid, register=True)
-        client.plugin["xep_0077"].force_registration = True
-        outcome = asyncio.get_running_loop().create_future()
-
-        async def on_register(_event):
-            iq = client.Iq()
-            iq["type"] = "set"
-            iq["register"]["username"] = self.user
-            iq["register"]["password"] = self.password
-            try:
-                await iq.send(timeout=STEP_TIMEOUT)
-                outcome.set_result(None)
-            except IqError as error:
-                outcome.set_exception(RuntimeError(f"registration refused: {error.iq['error']['condition']}"))
-
-        client.add_event_handler("register", on_register)
-        client.connect(host=self.server.host, port=self.server.port)
-        try:
-            await outcome
-        finally:
-            await client.disconnect()
+        await slixmpp_account.register(
+            self._client(self.jid, register=True), self.server.host, self.server.port, self.user, self.password,
+            STEP_TIMEOUT)
 
     async def login(self):
         client = self._client(self.jid + "/interop")

@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPStorage
 
 /// One key of `swiftletd.conf`: its name, the `ServerConfig` field it sets,
 /// and how its value is read and written.
@@ -80,6 +81,9 @@ extension ServerConfig {
         .single("vcard_max_size", \.limits.maxVCardSize, .size),
         .single("blocklist_max_items", \.limits.blocklistMaxItems, .integer),
         .single("version_reply", \.versionReply, .choice(VersionReply.self)),
+        .single("archive", \.archive.enabled, .boolean),
+        .single("mam_default", \.archive.defaultRule, .choice(ArchivePreferences.Default.self)),
+        .single("mam_retention", \.archive.retention, .durationOrForever),
     ]
 
     /// The keys by name.
@@ -129,6 +133,21 @@ extension ConfigValueType where Value == String {
             return jid.domainpart
         },
         format: { $0 })
+}
+
+extension ConfigValueType where Value == Duration? {
+    /// A duration such as `30d`, or `forever` for none.
+    static let durationOrForever = ConfigValueType(
+        expected: "a duration such as 30d or 12h, or forever", emptyValue: nil,
+        parse: { text throws(ConfigValueError) in
+            if text.lowercased() == "forever" { return nil }
+            do {
+                return try ConfigValueType<Duration>.duration.parse(text)
+            } catch {
+                throw ConfigValueError(expected: "a duration such as 30d or 12h, or forever", got: text)
+            }
+        },
+        format: { $0.map(ConfigValueType<Duration>.duration.format) ?? "forever" })
 }
 
 extension ConfigValueType where Value == ListenAddress {

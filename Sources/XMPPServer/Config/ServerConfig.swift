@@ -1,4 +1,5 @@
 import XMPPNet
+import XMPPStorage
 
 /// Everything `swiftletd` can be told, with a working default for each, so
 /// the server starts with no config file at all: `localhost` on
@@ -45,6 +46,8 @@ public struct ServerConfig: Sendable, Equatable {
     /// What a software version query (XEP-0092) to the server learns. Key
     /// `version_reply`, default `full`.
     public var versionReply = VersionReply.full
+    /// Message archiving (XEP-0313).
+    public var archive = Archive()
 
     /// The defaults.
     public init() {}
@@ -167,6 +170,24 @@ public struct ServerConfig: Sendable, Equatable {
         /// Nothing: the query gets `service-unavailable`, as for a
         /// feature the server lacks, and disco does not list it.
         case off
+    }
+
+    /// Message archiving (XEP-0313, XEP-0441).
+    public struct Archive: Sendable, Equatable {
+        /// Whether one-to-one messages are archived for their sender and
+        /// recipient, and users can query their archive. Off removes the
+        /// feature entirely: nothing is archived, nothing advertised, and
+        /// archive requests get `service-unavailable`. Key `archive`,
+        /// default on.
+        public var enabled = true
+        /// The rule for users who have not set archiving preferences:
+        /// always, never, or roster (messages with roster contacts only).
+        /// Key `mam_default`, default `always`.
+        public var defaultRule = ArchivePreferences.Default.always
+        /// How long archived messages are kept, or `nil` for ever; older
+        /// ones are deleted at start and every hour. Key `mam_retention`,
+        /// default `forever`, at least 1h.
+        public var retention: Duration?
     }
 
     /// A rate limit per client IP address: at most `count` events per

@@ -1,12 +1,15 @@
 /// The features a server installs.
 public enum Features {
-    /// Everything Swiftlet implements, in the order they hook in, as
-    /// `config` sets them up.
-    public static func standard(for config: ServerConfig) -> [any ServerFeature] {
-        [
+    /// Everything Swiftlet implements that `config` turns on, in the order
+    /// they hook in.
+    /// - Parameter clock: The wall clock archive stamps come from.
+    public static func standard(_ config: ServerConfig, clock: WallClock = .system) -> [any ServerFeature] {
+        var features: [any ServerFeature] = [
             Disco(), Ping(), Registration(), LegacySession(), Roster(), PresenceBroadcast.Feature(), ClientStateIndication(),
             VCardTemp(), Blocking(), Carbons(), SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(),
             LegacyArchivingPreferences(), StreamManagement(),
         ]
+        if config.archive.enabled { features.append(MessageArchive(config.archive, clock: clock)) }
+        return features
     }
 }

@@ -19,6 +19,7 @@ import XMPPCore
 enum MessageDelivery {
     /// Routes a message from a bound session; `from` is stamped.
     static func route(_ element: Element, to recipient: JID?, from session: ClientSession) {
+        let element = session.server.hooks.messageRouting(element, to: recipient, from: session)
         guard let message = Message(element), let sender = session.jid else { return }
         let target = recipient ?? sender.bare
         guard target.localpart != nil else {

@@ -48,6 +48,18 @@ public struct IQRequest {
 /// round trip), exactly once.
 public typealias IQHandler = @Sendable (IQRequest) -> Void
 
+/// A message from a bound session on its way to a local address, before
+/// it is delivered or stored (Prosody's `pre-message/*` events).
+public struct MessageRoute {
+    /// The sender's full JID, already stamped as the stanza's `from`.
+    public let sender: JID
+    /// The address it goes to: its `to`, or the sender's bare JID when it
+    /// has none (RFC 6120 §10.3.1). It may be the domain.
+    public let recipient: JID
+    /// The session it came from.
+    public let session: ClientSession
+}
+
 /// What the features installed: handlers by event, disco features, stream
 /// features. Built once at start, then shared read-only by every loop.
 public struct Hooks: Sendable {
@@ -69,6 +81,8 @@ public struct Hooks: Sendable {
     private var authenticatedHandlers: [@Sendable (ClientSession) -> Void] = []
     private var boundHandlers: [@Sendable (ClientSession) -> Void] = []
     private var endedHandlers: [@Sendable (ClientSession) -> Void] = []
+    private var messageHandlers: [@Sendable (inout Element, MessageRoute) -> Void] = []
+    private var startHandlers: [@Sendable (ServerContext) -> Void] = []
     /// The `var`s of XEP-0030 `<feature/>`s the server supports, sorted.
     public private(set) var discoFeatures: [String] = []
     /// The `var`s of the `<feature/>`s a user's account (its bare JID)
@@ -139,6 +153,19 @@ public struct Hooks: Sendable {
         endedHandlers.append(handler)
     }
 
+    /// Runs `handler` on every message a bound session sends to a local
+    /// address, before routing: it may change the stanza (add or strip
+    /// extension elements), not stop it. Handlers run in install order.
+    public mutating func onMessageRouting(_ handler: @escaping @Sendable (inout Element, MessageRoute) -> Void) {
+        messageHandlers.append(handler)
+    }
+
+    /// Runs `handler` once, on the loop, when the server starts, before
+    /// any client can connect: for loading state and starting timers.
+    public mutating func onStart(_ handler: @escaping @Sendable (ServerContext) -> Void) {
+        startHandlers.append(handler)
+    }
+
     // MARK: - Firing
 
     func iqHandler(_ type: IQ.IQType, _ payload: Element, _ target: IQTarget) -> IQHandler? {
@@ -168,5 +195,20 @@ public struct Hooks: Sendable {
 
     func sessionEnded(_ session: ClientSession) {
         for handler in endedHandlers { handler(session) }
+    }
+
+    /// `element` as the message hooks leave it, ready to route to
+    /// `recipient` (nil: the sender's bare JID).
+    func messageRouting(_ element: Element, to recipient: JID?, from session: ClientSession) -> Element {
+        guard !messageHandlers.isEmpty, let sender = session.jid else { return element }
+        var element = element
+        let route = MessageRoute(sender: sender, recipient: recipient ?? sender.bare, session: session)
+        for handler in messageHandlers { handler(&element, route) }
+        return element
+    }
+
+    /// Runs the start handlers; the server calls it once, on the loop.
+    public func serverStarted(_ context: ServerContext) {
+        for handler in startHandlers { handler(context) }
     }
 }

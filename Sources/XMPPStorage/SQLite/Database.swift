@@ -45,6 +45,8 @@ public final class Database {
 
     /// The file this connection opened, or `":memory:"`.
     public let path: String
+    /// The `synchronous` setting the connection was opened with.
+    public let synchronous: Synchronous
     /// The `sqlite3` handle; `nil` once closed.
     private var connection: OpaquePointer?
     /// Prepared statements kept for reuse, by SQL text.
@@ -82,6 +84,7 @@ public final class Database {
             throw error
         }
         self.path = path
+        self.synchronous = configuration.synchronous
         self.connection = connection
     }
 
@@ -234,6 +237,29 @@ public final class Database {
     /// The corresponding C function is `sqlite3_get_autocommit`.
     public var isInTransaction: Bool {
         sqlite3_get_autocommit(handle) == 0
+    }
+
+    /// Runs `body` in a transaction committed with `synchronous` set to
+    /// `mode` instead of the connection's setting, which is restored after.
+    ///
+    /// For writes that may be lost in a power failure but must not wait for
+    /// the disk: in WAL mode `.normal` commits without a sync, the database
+    /// stays consistent, and the next `.full` commit syncs everything
+    /// before it too. Inside a transaction, `body` joins it unchanged.
+    ///
+    /// - Throws: As `transaction(_:)`.
+    public func transaction<Result>(synchronous mode: Synchronous, _ body: () throws -> Result) throws -> Result {
+        guard !isInTransaction, mode != synchronous else { return try transaction(body) }
+        try execute("PRAGMA synchronous = \(mode.rawValue)")
+        defer {
+            do {
+                try execute("PRAGMA synchronous = \(synchronous.rawValue)")
+            } catch {
+                // Carrying on would commit acknowledged messages without a sync.
+                preconditionFailure("cannot restore PRAGMA synchronous: \(error)")
+            }
+        }
+        return try transaction(body)
     }
 
     /// Runs `body` in a transaction: commits if it returns, rolls back if it

@@ -33,6 +33,7 @@ import Testing
         #expect(config.timeouts.keepaliveInterval == .seconds(60))
         #expect(config.limits.maxStanzaSize == 1_048_576)
         #expect(config.limits.maxStanzaSizeUnauthenticated == 16_384)
+        #expect(config.archive == ServerConfig.Archive(enabled: true, defaultRule: .always, retention: nil))
         #expect(try config.validated() == config)
     }
 
@@ -59,6 +60,9 @@ import Testing
             keepalive_interval = 2m
             max_stanza_size = 2MiB
             max_stanza_size_unauthenticated = 32KiB
+            archive = off
+            mam_default = roster
+            mam_retention = 30d
             """)
         var expected = ServerConfig()
         expected.domain = "ydc.local"
@@ -76,6 +80,7 @@ import Testing
         expected.timeouts = ServerConfig.Timeouts(
             handshake: .seconds(10), idle: .seconds(600), keepaliveInterval: .seconds(120))
         expected.limits = ServerConfig.Limits(maxStanzaSize: 2 << 20, maxStanzaSizeUnauthenticated: 32 << 10)
+        expected.archive = ServerConfig.Archive(enabled: false, defaultRule: .roster, retention: .seconds(30 * 86_400))
         #expect(config == expected)
     }
 
@@ -116,6 +121,8 @@ import Testing
         ("registration = invite", "registration", "expected open or closed"),
         ("version_reply = hidden", "version_reply", "expected full, name_only or off, got 'hidden'"),
         ("threads = many", "threads", "expected a whole number"),
+        ("mam_default = sometimes", "mam_default", "expected always, never or roster"),
+        ("mam_retention = never", "mam_retention", "expected a duration such as 30d or 12h, or forever"),
     ])
     func badValuesNameFileLineAndKey(line: String, key: String, expected: String) throws {
         let failure = try error("# comment\n\(line)")
@@ -148,6 +155,7 @@ import Testing
         ("direct_tls_listen = [::1]:5222", "direct_tls_listen", "[::1]:5222 is listed twice"),
         ("certificate = a.crt", "certificate", "private_key is not"),
         ("private_key = a.key", "private_key", "certificate is not"),
+        ("mam_retention = 59m", "mam_retention", "must be at least 1h, got 59m; or forever"),
     ])
     func outOfRangeValuesNameTheirLine(line: String, key: String, expected: String) throws {
         let failure = try error("domain = ydc.local\n\(line)\n")
@@ -159,10 +167,11 @@ import Testing
     @Test func limitsAtTheEdgesAreAccepted() throws {
         let config = try parse(
             "idle_timeout = 151s\nscram_iterations = 4096\nmax_stanza_size_unauthenticated = 10000\n"
-                + "max_stanza_size = 10000\nlisten = 127.0.0.1:0, 127.0.0.1:0\nvcard_max_size = 1KiB")
+                + "max_stanza_size = 10000\nlisten = 127.0.0.1:0, 127.0.0.1:0\nvcard_max_size = 1KiB\nmam_retention = 1h")
         #expect(config.timeouts.idle == .seconds(151))
         #expect(config.listen.count == 2)
         #expect(config.limits.maxVCardSize == 1024)
+        #expect(config.archive.retention == .seconds(3600))
     }
 
     @Test func overridesWinOverTheFile() throws {

@@ -1,17 +1,20 @@
 import Testing
 
-/// Interop with slixmpp, a third-party Python XMPP library: runs
-/// `tools/interop/slixmpp_basic.py` (registration, SCRAM-SHA-256 over
-/// STARTTLS with the certificate verified, bind, ping, disco, a wrong
-/// password, SCRAM-SHA-1 without TLS, a taken username) against a live
-/// in-process server.
+/// Interop with slixmpp, a third-party Python XMPP library, against a live
+/// in-process server: `tools/interop/slixmpp_basic.py` (registration,
+/// SCRAM-SHA-256 over STARTTLS with the certificate verified, bind, ping,
+/// disco, a wrong password, SCRAM-SHA-1 without TLS, a taken username) and
+/// `tools/interop/mam_interop.py` (the message archive with slixmpp's
+/// XEP-0313, XEP-0359 and XEP-0441 plugins: stanza ids on delivery, RSM
+/// paging forward and back, time windows, item-not-found, preferences,
+/// offline messages in the archive).
 ///
 /// Skipped when `python3 -c "import slixmpp"` fails, unless
 /// `SWIFTLET_REQUIRE_INTEROP=1` (as CI sets it), which makes a missing
 /// slixmpp a failure (see `PythonInterop`).
 @Suite(.timeLimit(.minutes(1)))
 struct SlixmppInteropTests {
-    /// How long the script may run; it takes about a second, and each of
+    /// How long a script may run; each takes a second or two, and each of
     /// its steps has a 20 s deadline of its own.
     static let scriptTimeout = 45.0
 
@@ -30,6 +33,16 @@ struct SlixmppInteropTests {
             PythonInterop.expectPassed(
                 outcome, "slixmpp_basic.py", lastLine: "ok   registering a taken name is a conflict",
                 timeout: Self.scriptTimeout)
+        }
+    }
+
+    @Test(.enabled(if: slixmpp.shouldRun, "slixmpp is not installed: pip install slixmpp"))
+    func mamScriptPasses() throws {
+        guard PythonInterop.requireAvailable(Self.slixmpp) else { return }
+        try LiveServer.run { server in
+            let outcome = try PythonInterop.run("mam_interop.py", against: server, timeout: Self.scriptTimeout)
+            PythonInterop.expectPassed(
+                outcome, "mam_interop.py", lastLine: "ok   all MAM interop steps passed", timeout: Self.scriptTimeout)
         }
     }
 }

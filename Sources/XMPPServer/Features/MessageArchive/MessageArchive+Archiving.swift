@@ -1,0 +1,221 @@
+import Synchronization
+import XMPPCore
+import XMPPStorage
+
+extension MessageArchive {
+    /// XEP-0313 §6.1.1 and XEP-0359: decides which archives keep a routed
+    /// message, stamps the recipient's copy with its archive id, and hands
+    /// the copies to the writer. Runs on the routing path, so it does no
+    /// storage round trip: preferences come from memory, and the stanza is
+    /// serialized later, on the storage thread.
+    func archive(_ element: inout Element, _ route: MessageRoute) {
+        Self.stripStanzaIDs(claimedBy: route.session.server.domain, from: &element)
+        guard Self.isArchivable(element), let senderName = route.sender.localpart,
+            let recipientName = route.recipient.localpart
+        else { return }
+        let stored = element
+        var copies: [ArchiveWriter.Copy] = []
+        // Outgoing, in the sender's archive, matched on `to` (XEP-0441 §2.3.2).
+        let outgoing = policy.decision(for: senderName, with: route.recipient)
+        if outgoing != .skip {
+            copies.append(.init(owner: senderName, peer: route.recipient, rosterOnly: outgoing == .ifInRoster))
+        }
+        // The copy whose id the delivered message carries, and whose it is.
+        var stamped: (copy: Int, by: JID)?
+        if route.recipient.bare == route.sender.bare {
+            // To oneself: one archive, one copy (XEP-0313 §6.1.1).
+            if outgoing == .archive { stamped = (0, route.sender.bare) }
+        } else {
+            // Incoming, in the recipient's archive, matched on `from`.
+            let incoming = policy.decision(for: recipientName, with: route.sender)
+            if incoming != .skip {
+                copies.append(.init(owner: recipientName, peer: route.sender, rosterOnly: incoming == .ifInRoster))
+                // A roster rule is settled on the storage thread, after
+                // delivery: the message then goes without the id rather
+                // than with one that might never be stored.
+                if incoming == .archive { stamped = (copies.count - 1, route.recipient.bare) }
+            }
+        }
+        guard !copies.isEmpty else { return }
+        let job = ArchiveWriter.Job(
+            message: stored, timestamp: clock.milliseconds, recipient: recipientName, copies: copies)
+        let server = route.session.server
+        let (sequences, waiting) = writer.append(job, storage: server.storage, log: server.log)
+        if let stamped {
+            element.append(Element(
+                "stanza-id", namespace: NS.stanzaID,
+                attributes: ["id": ids.id(for: sequences[stamped.copy]), "by": stamped.by.description]))
+        }
+        if waiting > ArchiveWriter.highWaterMark {
+            // The disk falls behind: this sender waits for the writes
+            // queued so far, as for an offline message, so that the
+            // waiting jobs cannot grow without bound.
+            route.session.withStorage({ _ in }, then: { _ in })
+        }
+    }
+
+    /// Whether a message is worth archiving (XEP-0313 §6.1.1): chat or
+    /// normal, with a body, and no XEP-0334 `<no-store/>` or
+    /// `<no-permanent-store/>` hint.
+    static func isArchivable(_ element: Element) -> Bool {
+        // An unknown type reads as normal (RFC 6121 §5.2.2).
+        let type = element[attribute: "type"].flatMap(Message.MessageType.init(rawValue:)) ?? .normal
+        guard type == .chat || type == .normal else { return false }
+        var hasBody = false
+        for case .element(let child) in element.children {
+            if child.name == "body", child.namespace == element.namespace { hasBody = true }
+            if child.namespace == NS.hints, child.name == "no-store" || child.name == "no-permanent-store" {
+                return false
+            }
+        }
+        return hasBody
+    }
+
+    /// Removes every `<stanza-id/>` that claims to come from this server,
+    /// its `by` being the domain or one of its JIDs (or not a JID at all):
+    /// only the server may assign those (XEP-0359 business rule 3), and a
+    /// client must not plant one that another user's client would trust.
+    static func stripStanzaIDs(claimedBy domain: String, from element: inout Element) {
+        func isClaimed(_ node: Node) -> Bool {
+            guard case .element(let child) = node, child.name == "stanza-id", child.namespace == NS.stanzaID else {
+                return false
+            }
+            guard let by = child[attribute: "by"], let jid = try? JID(by) else { return true }
+            return jid.domainpart == domain
+        }
+        if element.children.contains(where: isClaimed) { element.children.removeAll(where: isClaimed) }
+    }
+}
+
+/// The archive writes waiting for the storage thread: group commit.
+///
+/// Routing appends a job and, if no flush is queued yet, queues one; the
+/// flush takes everything that arrived by the time it runs and writes it
+/// in one transaction, so under load one commit serves many messages and
+/// the routing path never waits for the disk. The commit does not sync
+/// either (`synchronous = NORMAL` for that transaction; the next durable
+/// commit, an offline message or a roster change, syncs it along). A query
+/// flushes first, on the same serial storage queue, so it sees every
+/// message routed before it. What still waits when the process dies, and
+/// what was committed but not synced when the machine loses power, is
+/// lost: the price of not holding up delivery.
+///
+/// It also numbers the copies: one counter for all archives, so that the
+/// archive order is the routing order.
+///
+/// Shared by every loop, so guarded by a mutex held only to append or take.
+final class ArchiveWriter: Sendable {
+    /// One archive's copy of a message.
+    struct Copy: Sendable {
+        /// The archive's owner, a local username.
+        let owner: String
+        /// The other party, as addressed.
+        let peer: JID
+        /// Whether to keep it only if `peer` is in the owner's roster.
+        let rosterOnly: Bool
+        /// The item's sequence, which `append` assigns.
+        var sequence: Int64 = 0
+    }
+
+    /// A routed message and its copies.
+    struct Job: Sendable {
+        let message: Element
+        let timestamp: Int
+        /// The recipient's username: without that account (the message
+        /// bounces) no copy is kept.
+        let recipient: String
+        var copies: [Copy]
+    }
+
+    private struct State {
+        var jobs: [Job] = []
+        var flushQueued = false
+        /// The next sequence to give out; 0 until `resume(after:)`.
+        var nextSequence: Int64 = 0
+    }
+
+    /// How far past the last stored sequence numbering resumes at start:
+    /// more than the writes a crash can lose, so that an id handed out
+    /// with a lost message is never given to another.
+    static let restartGap: Int64 = 1 << 20
+
+    /// Jobs waiting beyond which a sender waits for them (backpressure).
+    static let highWaterMark = 5000
+
+    private let state = Mutex(State())
+
+    /// Starts numbering above `last`, the store's last sequence; called
+    /// once, at start, before any message is routed.
+    func resume(after last: Int64) {
+        state.withLock { $0.nextSequence = last + Self.restartGap + 1 }
+    }
+
+    /// Gives `job`'s copies their sequences and queues it, and a flush on
+    /// `storage` unless one is queued already. Sequences follow the queue's
+    /// order, which is the order the flush writes in.
+    /// - Returns: The copies' sequences, and how many jobs wait, this one
+    ///   included.
+    @discardableResult
+    func append(_ job: Job, storage: any StorageJobs, log: Logger) -> (sequences: [Int64], waiting: Int) {
+        var job = job
+        let (sequences, needsFlush, waiting) = state.withLock { state in
+            precondition(state.nextSequence > 0, "archive written before its last sequence was loaded")
+            for index in job.copies.indices {
+                job.copies[index].sequence = state.nextSequence
+                state.nextSequence += 1
+            }
+            state.jobs.append(job)
+            defer { state.flushQueued = true }
+            return (job.copies.map(\.sequence), !state.flushQueued, state.jobs.count)
+        }
+        if needsFlush {
+            storage.submit({ [self] stores in try flush(stores, log: log) }) { result in
+                if case .failure(let error) = result { log.error("archive write failed, messages lost: \(error)") }
+            }
+        }
+        return (sequences, waiting)
+    }
+
+    /// Writes every waiting job in one transaction; call on the storage
+    /// thread.
+    /// - Returns: How many items were stored.
+    @discardableResult
+    func flush(_ stores: Stores, log: Logger) throws -> Int {
+        let jobs = state.withLock { state in
+            defer {
+                state.jobs = []
+                state.flushQueued = false
+            }
+            return state.jobs
+        }
+        guard !jobs.isEmpty else { return 0 }
+        // Without waiting for the disk: losing the last writes in a power
+        // failure is the accepted price (see above).
+        return try stores.inTransaction(durable: false) {
+            // One insert statement per archive, for all of its new items.
+            var itemsByOwner: [String: [ArchiveItem]] = [:]
+            var accountExists: [String: Bool] = [:]
+            for job in jobs {
+                let exists = try accountExists[job.recipient] ?? stores.accounts.accountExists(job.recipient)
+                accountExists[job.recipient] = exists
+                guard exists, let xml = StoredStanza.serialize(job.message) else { continue }
+                for copy in job.copies {
+                    let peer = copy.peer.bare.description
+                    if copy.rosterOnly, try stores.roster.item(peer, of: copy.owner)?.inRoster != true { continue }
+                    itemsByOwner[copy.owner, default: []].append(ArchiveItem(
+                        sequence: copy.sequence, timestamp: job.timestamp,
+                        peer: ArchivePeer(bare: peer, resource: copy.peer.resourcepart), stanza: xml))
+                }
+            }
+            var stored = 0
+            for (owner, items) in itemsByOwner {
+                do {
+                    stored += try stores.archive.append(items, for: owner)
+                } catch is UnknownAccountError {
+                    continue  // deleted since the message was routed
+                }
+            }
+            return stored
+        }
+    }
+}

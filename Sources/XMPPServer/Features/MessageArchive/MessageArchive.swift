@@ -1,0 +1,128 @@
+import XMPPCore
+import XMPPStorage
+
+/// XEP-0313: Message Archive Management (`urn:xmpp:mam:2`, with the
+/// `#extended` features), XEP-0359 stanza ids, XEP-0441 preferences.
+///
+/// Every one-to-one message with a body routed between local users, of
+/// type chat or normal, is archived once for its sender and once for its
+/// recipient (once in all for a message to oneself), unless a XEP-0334
+/// hint or the owner's preferences say not to; offline messages too. The
+/// recipient's copy of the message carries `<stanza-id by='recipient'/>`
+/// with its archive id. The archive lives on the user's bare JID, which
+/// advertises it (XEP-0313 §7; Prosody does the same and leaves the
+/// server's own disco alone).
+///
+/// One feature in four files: this one installs it and runs retention;
+/// `+Archiving` decides what is archived and batches the writes;
+/// `+Query` answers queries; `+Preferences` keeps the preferences.
+///
+/// Durability: archive writes are grouped (see `ArchiveWriter`) and never
+/// hold up routing, so a crash can lose the archive copies of the messages
+/// of the last moments, unlike offline messages, which are committed
+/// before the sender's next stanza is handled.
+public struct MessageArchive: ServerFeature {
+    /// `urn:xmpp:mam:2#extended`: `before-id`, `after-id`, `ids`, flipped
+    /// pages and archive metadata (XEP-0313 §7).
+    static let extendedFeature = NS.mam + "#extended"
+    /// Items in a page when the query does not say.
+    static let defaultPageSize = 50
+    /// The most items in one page, whatever the query asks (XEP-0313
+    /// §4.3.1 lets a server limit pages).
+    static let maxPageSize = 250
+    /// A page stops growing once its stanzas reach this many bytes, so
+    /// that one query never queues more than about this much output.
+    static let pageByteLimit = 256 << 10
+    /// How often expired messages are looked for (with `mam_retention`).
+    static let purgeInterval = Duration.seconds(3600)
+    /// The most messages one retention job deletes, so that a large purge
+    /// does not hold up other storage jobs; more jobs follow at once.
+    static let purgeBatch = 10_000
+
+    let settings: ServerConfig.Archive
+    let clock: WallClock
+    let writer = ArchiveWriter()
+    let ids = ArchiveIDs()
+    let policy: ArchivePolicy
+
+    /// The feature for `settings`, stamping messages with `clock`.
+    public init(_ settings: ServerConfig.Archive, clock: WallClock = .system) {
+        self.settings = settings
+        self.clock = clock
+        self.policy = ArchivePolicy(defaultRule: settings.defaultRule)
+    }
+
+    public func install(_ hooks: inout Hooks) {
+        hooks.advertiseOnAccount(NS.mam)
+        hooks.advertiseOnAccount(Self.extendedFeature)
+        hooks.advertiseOnAccount(NS.stanzaID)
+        hooks.onMessageRouting { element, route in archive(&element, route) }
+        hooks.onIQ(.set, NS.mam, "query", to: [.account]) { request in query(request) }
+        hooks.onIQ(.get, NS.mam, "query", to: [.account]) { request in
+            request.reply(Element("query", namespace: NS.mam, children: [.element(Self.queryForm.element)]))
+        }
+        hooks.onIQ(.get, NS.mam, "metadata", to: [.account]) { request in metadata(request) }
+        hooks.onIQ(.get, NS.mam, "prefs", to: [.account]) { request in
+            request.reply(policy.preferences(of: request.session.username ?? "").element)
+        }
+        hooks.onIQ(.set, NS.mam, "prefs", to: [.account]) { request in setPreferences(request) }
+        // XEP-0313 §8.1: only the user reads or configures the archive.
+        for (type, name) in [(IQ.IQType.set, "query"), (.get, "query"), (.get, "metadata"), (.get, "prefs"), (.set, "prefs")] {
+            hooks.onIQ(type, NS.mam, name, to: [.user]) { request in
+                request.fail(StanzaError(.forbidden, text: "only its owner may use an archive"))
+            }
+        }
+        hooks.onStart { server in start(server) }
+        hooks.onSessionBound { session in refreshPreferences(of: session) }
+    }
+
+    // MARK: - Start and retention
+
+    /// Sets the id key, and loads every user's preferences and the last
+    /// sequence in a storage job that runs before any session's; then
+    /// purges expired messages now and every hour.
+    private func start(_ server: ServerContext) {
+        ids.configure(secret: server.scramSecret)
+        let (policy, writer) = (policy, writer)
+        let log = server.log
+        server.storage.submit({ stores in
+            policy.replaceAll(try stores.archive.allPreferences())
+            writer.resume(after: try stores.archive.lastSequence())
+        }) { result in
+            if case .failure(let error) = result { log.error("cannot load the message archive's state: \(error)") }
+        }
+        guard settings.retention != nil else { return }
+        purgeExpired(server)
+        schedulePurge(server)
+    }
+
+    private func schedulePurge(_ server: ServerContext) {
+        _ = server.loop.scheduleTimer(after: Self.purgeInterval) {
+            purgeExpired(server)
+            schedulePurge(server)
+        }
+    }
+
+    /// Deletes the messages older than `mam_retention`, oldest first, in
+    /// jobs of `purgeBatch` (XEP-0313 §3.2).
+    func purgeExpired(_ server: ServerContext) {
+        guard let retention = settings.retention else { return }
+        let (seconds, attoseconds) = retention.components
+        let cutoff = clock.milliseconds - Int(seconds) * 1000 - Int(attoseconds / 1_000_000_000_000_000)
+        Self.purge(before: cutoff, storage: server.storage, log: server.log)
+    }
+
+    private static func purge(before cutoff: Int, storage: any StorageJobs, log: Logger) {
+        storage.submit({ stores in try stores.archive.removeItems(before: cutoff, limit: purgeBatch) }) { result in
+            switch result {
+            case .success(let removed):
+                if removed > 0 {
+                    log.info("archive retention: deleted \(removed) messages stamped before \(DateTimeProfile.string(millisecondsSince1970: cutoff))")
+                }
+                if removed == purgeBatch { purge(before: cutoff, storage: storage, log: log) }
+            case .failure(let error):
+                log.error("archive retention failed: \(error)")
+            }
+        }
+    }
+}

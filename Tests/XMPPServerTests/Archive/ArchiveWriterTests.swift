@@ -1,0 +1,87 @@
+import Testing
+import XMPPCore
+@testable import XMPPServer
+import XMPPStorage
+
+/// Group commit: archive jobs wait for one flush, which writes them all.
+@Suite struct ArchiveWriterTests {
+    /// Storage that keeps jobs until the test runs them, like a storage
+    /// thread that is busy.
+    private final class HeldStorage: StorageJobs, @unchecked Sendable {
+        // @unchecked: used from the test's one thread.
+        let stores = Stores(accounts: InMemoryAccountStore())
+        private(set) var jobs: [(Stores) -> Void] = []
+
+        func submit<Value: Sendable>(
+            _ job: @escaping @Sendable (Stores) throws -> Value,
+            completion: @escaping @Sendable (Result<Value, any Error>) -> Void
+        ) {
+            jobs.append { stores in completion(Result { try job(stores) }) }
+        }
+
+        func runAll() {
+            let queued = jobs
+            jobs = []
+            for job in queued { job(stores) }
+        }
+    }
+
+    private let log = Logger(level: .error, label: "test", sink: StandardErrorSink())
+
+    private func job(_ body: String, to recipient: String, rosterOnly: Bool = false) throws -> ArchiveWriter.Job {
+        let message = Element(
+            "message", namespace: NS.client, attributes: ["to": "\(recipient)@localhost", "type": "chat"],
+            children: [.element(Element("body", namespace: NS.client, children: [.text(body)]))])
+        return ArchiveWriter.Job(
+            message: message, timestamp: 1, recipient: recipient,
+            copies: [
+                .init(owner: "romeo", peer: try JID("\(recipient)@localhost"), rosterOnly: false),
+                .init(owner: recipient, peer: try JID("romeo@localhost/orchard"), rosterOnly: rosterOnly),
+            ])
+    }
+
+    private func storesWithAccounts(_ storage: HeldStorage) throws {
+        for name in ["romeo", "juliet", "nurse"] {
+            #expect(try storage.stores.accounts.createAccount(name, credentials: StoredAccounts.credentials(for: "pw", iterations: 4096)))
+        }
+    }
+
+    @Test func jobsWaitingTogetherAreWrittenByOneFlush() throws {
+        let storage = HeldStorage()
+        try storesWithAccounts(storage)
+        let writer = ArchiveWriter()
+        writer.resume(after: 41)
+        let first = ArchiveWriter.restartGap + 42
+        for number in 1...3 {
+            let (sequences, waiting) = writer.append(try job("m\(number)", to: "juliet"), storage: storage, log: log)
+            #expect(waiting == number)
+            #expect(sequences == [first + Int64(2 * number - 2), first + Int64(2 * number - 1)], "numbered in queue order")
+        }
+        #expect(storage.jobs.count == 1, "one flush for the three")
+        storage.runAll()
+        #expect(try storage.stores.archive.count(for: "romeo") == 3)
+        #expect(try storage.stores.archive.count(for: "juliet") == 3)
+        #expect(try storage.stores.archive.lastSequence() == first + 5)
+        #expect(writer.append(try job("m4", to: "juliet"), storage: storage, log: log).waiting == 1)
+        #expect(storage.jobs.count == 1, "a new flush once the last one ran")
+        #expect(try writer.flush(storage.stores, log: log) == 2, "a query flushes what waits")
+        storage.runAll()
+        #expect(try storage.stores.archive.count(for: "juliet") == 4)
+    }
+
+    @Test func noCopyIsKeptForAMessageToNobodyAndRosterRulesAreChecked() throws {
+        let storage = HeldStorage()
+        try storesWithAccounts(storage)
+        _ = try storage.stores.roster.put(RosterItem(contact: "romeo@localhost"), of: "juliet")
+        let writer = ArchiveWriter()
+        writer.resume(after: 0)
+        writer.append(try job("lost", to: "nobody"), storage: storage, log: log)
+        writer.append(try job("contact", to: "juliet", rosterOnly: true), storage: storage, log: log)
+        writer.append(try job("stranger", to: "nurse", rosterOnly: true), storage: storage, log: log)
+        storage.runAll()
+        let romeo = try storage.stores.archive.query(ArchiveQuery(max: 10), for: "romeo").items
+        #expect(romeo.map(\.peer.bare) == ["juliet@localhost", "nurse@localhost"])
+        #expect(try storage.stores.archive.count(for: "juliet") == 1)
+        #expect(try storage.stores.archive.count(for: "nurse") == 0, "romeo is not in the nurse's roster")
+    }
+}
