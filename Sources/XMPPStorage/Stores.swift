@@ -18,6 +18,8 @@ public final class Stores {
     public let blocklists: any BlocklistStore
     /// The users' last logouts (XEP-0012).
     public let lastActivity: any LastActivityStore
+    /// The users' file uploads (XEP-0363).
+    public let uploads: any UploadStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -31,6 +33,7 @@ public final class Stores {
         self.vCards = SQLiteVCardStore(database: database)
         self.blocklists = SQLiteBlocklistStore(database: database)
         self.lastActivity = SQLiteLastActivityStore(database: database)
+        self.uploads = SQLiteUploadStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
@@ -47,14 +50,16 @@ public final class Stores {
         let vCards = InMemoryVCardStore(accounts: accounts)
         let blocklists = InMemoryBlocklistStore(accounts: accounts)
         let lastActivity = InMemoryLastActivityStore(accounts: accounts)
+        let uploads = InMemoryUploadStore(accounts: accounts)
         self.database = nil
         self.accounts = CascadingAccountStore(
-            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity])
+            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity, uploads])
         self.roster = roster
         self.offline = offline
         self.vCards = vCards
         self.blocklists = blocklists
         self.lastActivity = lastActivity
+        self.uploads = uploads
     }
 }
 

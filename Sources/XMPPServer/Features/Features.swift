@@ -6,7 +6,7 @@ public enum Features {
         [
             Disco(), Ping(), Registration(), LegacySession(), Roster(), PresenceBroadcast.Feature(), ClientStateIndication(),
             VCardTemp(), Blocking(), Carbons(), SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(),
-            LegacyArchivingPreferences(), StreamManagement(),
+            LegacyArchivingPreferences(), StreamManagement(), HTTPUpload(config: config),
         ]
     }
 }
