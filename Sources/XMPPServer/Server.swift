@@ -19,6 +19,15 @@ public final class Server: @unchecked Sendable {
     let storage: StorageQueue
     let context: ServerContext
     private var listeners: [TCPListener] = []
+    /// The HTTP server for uploads, once started (nil with `upload = no`).
+    private var httpServer: HTTPServer?
+    /// HTTPS's TLS context: the certificate of `context.tlsContext`, with
+    /// ALPN `http/1.1` instead of `xmpp-client`.
+    private let httpsContext: TLSContext
+    /// The HTTP (then HTTPS) listeners' bound addresses, once `start()`
+    /// has returned; written on the loop before `start()` returns.
+    public private(set) var httpAddresses: [SocketAddress] = []
+    private var purgeTimer: EventLoop.Timer?
     private var connections: [ObjectIdentifier: ConnectionAdapter] = [:]
     private var nextID = 1
     private var signalSources: [DispatchSourceSignal] = []
@@ -35,7 +44,14 @@ public final class Server: @unchecked Sendable {
         try FileManager.default.createDirectory(
             atPath: config.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         storage = try Storage.open(directory: config.dataDirectory)
-        let tlsContext = try Self.makeTLSContext(config, log)
+        var tlsConfiguration = try Self.tlsConfiguration(config, log)
+        var httpsConfiguration = tlsConfiguration
+        httpsConfiguration.applicationProtocols = ["http/1.1"]
+        httpsContext = try TLSContext(configuration: httpsConfiguration)
+        if !config.directTLSListen.isEmpty {
+            tlsConfiguration.applicationProtocols = [TLSConfiguration.xmppClientALPN]
+        }
+        let tlsContext = try TLSContext(configuration: tlsConfiguration)
         let policy = config.effectiveTLSPolicy
         log.notice("TLS \(policy); SCRAM without TLS: \(policy.allowsSCRAMWithoutTLS ? "yes" : "no"); PLAIN only over TLS")
         for warning in config.warnings { log.warning(warning) }
@@ -69,6 +85,7 @@ public final class Server: @unchecked Sendable {
 
     private func startListeners() throws -> [SocketAddress] {
         loop.assertInLoop()
+        try startUploads()
         var bound: [SocketAddress] = []
         let plain = config.listen.map { ($0, false) }
         let direct = config.directTLSListen.map { ($0, true) }
@@ -87,6 +104,31 @@ public final class Server: @unchecked Sendable {
         return bound
     }
 
+    /// Starts the HTTP server for uploads and their hourly purge, and
+    /// fixes the upload URLs' base to the bound ports.
+    private func startUploads() throws {
+        guard let upload = context.upload else { return }
+        try upload.files.prepare()
+        let http = HTTPServer(
+            loop: loop, context: context, responder: UploadHTTPResponder(server: context, service: upload),
+            tlsContext: httpsContext)
+        httpServer = http
+        httpAddresses = try http.start(plain: config.http.listen, secure: config.http.tlsListen)
+        let plainCount = config.http.listen.count
+        let httpPort = plainCount > 0 ? httpAddresses[0].port : nil
+        let httpsPort = httpAddresses.count > plainCount ? httpAddresses[plainCount].port : nil
+        upload.baseURL = config.effectiveUploadURL(httpPort: httpPort, httpsPort: httpsPort)?.url ?? ""
+        log.notice("upload service \(config.uploadService): URLs \(upload.baseURL)/upload/…")
+        purgeUploads()
+    }
+
+    /// Purges expired uploads now and every hour.
+    private func purgeUploads() {
+        guard let upload = context.upload else { return }
+        upload.purge(storage: storage, log: log)
+        purgeTimer = loop.schedule(after: .seconds(3600)) { [weak self] in self?.purgeUploads() }
+    }
+
     /// Blocks until `shutdown()` has finished, then closes storage.
     public func waitUntilStopped() {
         stopped.wait()
@@ -103,6 +145,8 @@ public final class Server: @unchecked Sendable {
             log.notice("shutting down: \(connections.count) connection(s)")
             for listener in listeners { listener.close() }
             listeners = []
+            httpServer?.stop()
+            purgeTimer?.cancel()
             for adapter in connections.values { adapter.session?.fail(StreamError(.systemShutdown)) }
             loop.schedule(after: .milliseconds(connections.isEmpty ? 0 : 1000)) { [self] in stopped.signal() }
         }
@@ -132,7 +176,8 @@ public final class Server: @unchecked Sendable {
 
     // MARK: - Start-up files
 
-    private static func makeTLSContext(_ config: ServerConfig, _ log: Logger) throws -> TLSContext {
+    /// The certificate's TLS configuration, for XMPP and HTTPS alike.
+    private static func tlsConfiguration(_ config: ServerConfig, _ log: Logger) throws -> TLSConfiguration {
         var configuration: TLSConfiguration
         switch config.certificateSource {
         case .files(let certificate, let privateKey):
@@ -146,10 +191,7 @@ public final class Server: @unchecked Sendable {
                 "TLS certificate: \(files.certificatePath) (self-signed, \(files.wasCreated ? "created now" : "reused"); SHA-256 \(files.fingerprint))"
             )
         }
-        if !config.directTLSListen.isEmpty {
-            configuration.applicationProtocols = [TLSConfiguration.xmppClientALPN]
-        }
-        return try TLSContext(configuration: configuration)
+        return configuration
     }
 
     /// The per-server secret SCRAM derives unknown users' fake salts from:
@@ -175,8 +217,8 @@ public struct ServerStartError: Error, CustomStringConvertible {
 
 /// Joins a TCP connection to its session: bytes and closes go up, writes
 /// and flow control go down.
-final class ConnectionAdapter: TCPConnectionHandler, SessionTransport {
-    private weak var connection: TCPConnection?
+final class ConnectionAdapter: TCPConnectionHandler, SessionTransport, TCPForwarding {
+    weak var connection: TCPConnection?
     var session: ClientSession?
     var onClose: (() -> Void)?
     let peerAddress: String
@@ -199,12 +241,7 @@ final class ConnectionAdapter: TCPConnectionHandler, SessionTransport {
         onClose = nil
     }
 
-    private var openConnection: TCPConnection? { connection.flatMap { $0.isOpen ? $0 : nil } }
-
     func write(_ bytes: [UInt8]) { openConnection?.write(bytes) }
-    func close() { openConnection?.close(afterFlush: true) }
-    func pauseReading() { openConnection?.pauseReading() }
-    func resumeReading() { openConnection?.resumeReading() }
 }
 
 extension EventLoop: ServerLoop {

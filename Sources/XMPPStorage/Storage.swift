@@ -174,6 +174,25 @@ public enum Storage {
                 );
                 """)
         }
+        migrator.register("0008-uploads") { database in
+            // XEP-0363 uploads: a row per slot handed out, kept until the
+            // file expires (or, never used, soon after the slot does). The
+            // index serves the quota sum (size is in it) and the cascade.
+            try database.execute(
+                """
+                CREATE TABLE uploads (
+                    slot_id TEXT PRIMARY KEY,
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    filename TEXT NOT NULL,
+                    size INTEGER NOT NULL CHECK (size >= 0),
+                    content_type TEXT NOT NULL,
+                    created INTEGER NOT NULL,
+                    uploaded INTEGER NOT NULL CHECK (uploaded IN (0, 1))
+                ) WITHOUT ROWID;
+                CREATE INDEX uploads_by_account ON uploads (account_id, size);
+                CREATE INDEX uploads_by_created ON uploads (created);
+                """)
+        }
         return migrator
     }
 }

@@ -20,6 +20,8 @@ public final class Stores {
     public let lastActivity: any LastActivityStore
     /// The users' message archives and archiving preferences (XEP-0313).
     public let archive: any ArchiveStore
+    /// The users' file uploads (XEP-0363).
+    public let uploads: any UploadStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -34,6 +36,7 @@ public final class Stores {
         self.blocklists = SQLiteBlocklistStore(database: database)
         self.lastActivity = SQLiteLastActivityStore(database: database)
         self.archive = SQLiteArchiveStore(database: database)
+        self.uploads = SQLiteUploadStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
@@ -51,15 +54,17 @@ public final class Stores {
         let blocklists = InMemoryBlocklistStore(accounts: accounts)
         let lastActivity = InMemoryLastActivityStore(accounts: accounts)
         let archive = InMemoryArchiveStore(accounts: accounts)
+        let uploads = InMemoryUploadStore(accounts: accounts)
         self.database = nil
         self.accounts = CascadingAccountStore(
-            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity, archive])
+            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity, archive, uploads])
         self.roster = roster
         self.offline = offline
         self.vCards = vCards
         self.blocklists = blocklists
         self.lastActivity = lastActivity
         self.archive = archive
+        self.uploads = uploads
     }
 
     /// Runs `body` in one transaction when the stores share a database, so

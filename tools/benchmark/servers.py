@@ -102,7 +102,8 @@ class Swiftletd(ServerProcess):
         self.data_dir = os.path.join(directory, "data")
 
     def command(self):
-        return [self.binary, "--listen", f"127.0.0.1:{self.port}", "--data-dir", self.data_dir]
+        return [self.binary, "--listen", f"127.0.0.1:{self.port}", "--http-listen", "127.0.0.1:0",
+                "--data-dir", self.data_dir]
 
     def add_user(self, user, password):
         subprocess.run(

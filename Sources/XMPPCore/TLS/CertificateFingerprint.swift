@@ -21,7 +21,7 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
         var digits: [UInt8] = []
         for character in text.utf8
         where character != UInt8(ascii: ":") && character != UInt8(ascii: " ") {
-            guard let value = Self.hexValue(character) else { return nil }
+            guard let value = Hex.digitValue(character) else { return nil }
             digits.append(value)
         }
         guard digits.count == 2 * HashFunction.sha256.outputByteCount else { return nil }
@@ -52,19 +52,7 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
 
     /// Uppercase hex pairs joined by colons.
     public var description: String {
-        bytes.map { byte in
-            let hex = String(byte, radix: 16, uppercase: true)
-            return byte < 0x10 ? "0" + hex : hex
-        }.joined(separator: ":")
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        bytes.map { Hex.encode([$0], uppercase: true) }.joined(separator: ":")
     }
 }
 

@@ -33,6 +33,14 @@ public func checkConfigReport(_ config: ServerConfig) -> String {
             "Certificate: self-signed for \(config.domain), generated on first run as \(certificate) "
                 + "(private key \(privateKey)) and reused after")
     }
+    if config.upload.enabled, let (url, reason) = config.effectiveUploadURL() {
+        let aliases = config.uploadServiceAddresses.dropFirst().map { " (also \($0))" }.joined()
+        lines.append("Upload (XEP-0363): service \(config.uploadService)\(aliases)")
+        lines.append("  URLs \(url)/upload/…: \(reason)")
+        lines.append("  files in \(config.dataDirectory)/uploads")
+    } else {
+        lines.append("Upload (XEP-0363): off; nothing listens for HTTP")
+    }
     lines += config.warnings.map { "warning: \($0)" }
     return lines.joined(separator: "\n")
 }

@@ -152,13 +152,6 @@ struct ConfigFile: Sendable, Equatable {
 
     private static func isBlank(_ character: Character) -> Bool { character == " " || character == "\t" }
 
-    /// Digits only, without sign or separators; `nil` if not that or too big.
-    static func wholeNumber(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
-        else { return nil }
-        return Int(text)
-    }
-
     /// Splits `30s` or `30 s` into 30 and `s`; the number is `nil` when the
     /// text does not start with digits.
     static func numberAndUnit(_ text: String) -> (Int?, String) {

@@ -25,7 +25,7 @@ extension ConfigValueType where Value == Int {
     static let integer = ConfigValueType(
         expected: "a whole number such as 4096", emptyValue: nil,
         parse: { text throws(ConfigValueError) in
-            guard let value = ConfigFile.wholeNumber(text[...]) else {
+            guard let value = wholeNumber(text[...]) else {
                 throw ConfigValueError(expected: "a whole number such as 4096", got: text)
             }
             return value

@@ -63,7 +63,7 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
                         + "got \(ConfigValueError.quoted(text))")
             }
         }
-        guard let port = ConfigFile.wholeNumber(portText).flatMap(UInt16.init(exactly:)) else {
+        guard let port = wholeNumber(portText).flatMap(UInt16.init(exactly:)) else {
             throw ConfigValueError(
                 "expected a port from 0 to 65535 after the address, got \(ConfigValueError.quoted(text))")
         }

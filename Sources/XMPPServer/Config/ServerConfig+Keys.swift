@@ -84,6 +84,16 @@ extension ServerConfig {
         .single("archive", \.archive.enabled, .boolean),
         .single("mam_default", \.archive.defaultRule, .choice(ArchivePreferences.Default.self)),
         .single("mam_retention", \.archive.retention, .durationOrForever),
+        .list("http_listen", \.http.listen, .listenAddress),
+        .list("https_listen", \.http.tlsListen, .listenAddress),
+        .single("http_timeout", \.http.timeout, .duration),
+        .single("upload", \.upload.enabled, .boolean),
+        .single("upload_service", \.upload.service, .string),
+        .single("upload_url", \.upload.url, .string),
+        .single("upload_max_size", \.upload.maxFileSize, .size),
+        .single("upload_quota", \.upload.quota, .size),
+        .single("upload_slot_lifetime", \.upload.slotLifetime, .duration),
+        .single("upload_expiry", \.upload.expiry, .duration),
     ]
 
     /// The keys by name.
@@ -164,7 +174,7 @@ extension ConfigValueType where Value == ServerConfig.Throttle? {
         parse: { text throws(ConfigValueError) in
             if text.lowercased() == "off" { return nil }
             let words = text.split(separator: " ", omittingEmptySubsequences: true)
-            guard words.count == 3, words[1] == "per", let count = ConfigFile.wholeNumber(words[0]),
+            guard words.count == 3, words[1] == "per", let count = wholeNumber(words[0]),
                 let period = try? ConfigValueType<Duration>.duration.parse(String(words[2]))
             else { throw ConfigValueError(expected: throttleExpectation, got: text) }
             return ServerConfig.Throttle(count, per: period)

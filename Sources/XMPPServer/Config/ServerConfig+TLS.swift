@@ -102,6 +102,6 @@ extension ServerConfig {
                 "max_stanza_size is below 1MiB: XMPPFramework apps send unresized vCard photos "
                     + "and would be disconnected")
         }
-        return warnings
+        return warnings + uploadWarnings
     }
 }

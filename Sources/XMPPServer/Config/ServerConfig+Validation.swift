@@ -18,7 +18,7 @@ extension ServerConfig {
         return config
     }
 
-    private func check() throws(ConfigError) {
+    private mutating func check() throws(ConfigError) {
         if dataDirectory.isEmpty { throw ConfigError(key: "data_directory", "must not be empty") }
         try checkListeners()
         try require(threads, in: 1...256, key: "threads", formatNumber)
@@ -61,16 +61,22 @@ extension ServerConfig {
         if let retention = archive.retention, retention < .seconds(3600) {
             throw ConfigError(key: "mam_retention", "must be at least 1h, got \(format(retention)); or forever")
         }
+        try checkUpload()
     }
 
-    /// At least one listener, and no address listed twice (port 0 aside:
+    /// At least one XMPP listener, and no address listed twice, in one key
+    /// or across the listener keys (port 0 aside:
     /// each such listener gets its own free port).
     private func checkListeners() throws(ConfigError) {
         if listen.isEmpty && directTLSListen.isEmpty {
             throw ConfigError(key: "listen", "no listener: set listen or direct_tls_listen")
         }
         var seen: Set<ListenAddress> = []
-        for (key, addresses) in [("listen", listen), ("direct_tls_listen", directTLSListen)] {
+        let keys = [
+            ("listen", listen), ("direct_tls_listen", directTLSListen), ("http_listen", http.listen),
+            ("https_listen", http.tlsListen),
+        ]
+        for (key, addresses) in keys {
             for address in addresses where address.port != 0 {
                 if !seen.insert(address).inserted {
                     throw ConfigError(key: key, "\(address) is listed twice")
@@ -87,7 +93,7 @@ extension ServerConfig {
     }
 
     /// Throws unless `value` is in `range`, showing numbers with `show`.
-    private func require<Value: Comparable>(
+    func require<Value: Comparable>(
         _ value: Value, in range: ClosedRange<Value>, key: String, _ show: (Value) -> String, why: String = ""
     ) throws(ConfigError) {
         guard !range.contains(value) else { return }
@@ -95,7 +101,7 @@ extension ServerConfig {
             key: key, "must be from \(show(range.lowerBound)) to \(show(range.upperBound)), got \(show(value))\(why)")
     }
 
-    private func format(_ duration: Duration) -> String { ConfigValueType<Duration>.duration.format(duration) }
-    private func formatSize(_ bytes: Int) -> String { ConfigValueType<Int>.size.format(bytes) }
+    func format(_ duration: Duration) -> String { ConfigValueType<Duration>.duration.format(duration) }
+    func formatSize(_ bytes: Int) -> String { ConfigValueType<Int>.size.format(bytes) }
     private func formatNumber(_ number: Int) -> String { String(number) }
 }

@@ -48,6 +48,10 @@ public struct ServerConfig: Sendable, Equatable {
     public var versionReply = VersionReply.full
     /// Message archiving (XEP-0313).
     public var archive = Archive()
+    /// The built-in HTTP server, which serves file uploads.
+    public var http = HTTP()
+    /// HTTP file upload (XEP-0363).
+    public var upload = Upload()
 
     /// The defaults.
     public init() {}
@@ -159,6 +163,56 @@ public struct ServerConfig: Sendable, Equatable {
         /// `policy-violation`. The lists of online users are kept in
         /// memory. Key `blocklist_max_items`, default 1000, from 1 to 100000.
         public var blocklistMaxItems = 1000
+    }
+
+    /// The built-in HTTP server (`HTTPServer`), whose only use is file
+    /// upload (XEP-0363).
+    public struct HTTP: Sendable, Equatable {
+        /// Plain HTTP listeners; loopback addresses only (validation refuses
+        /// others), for local development and for a TLS reverse proxy on the
+        /// same machine. Key `http_listen`, default `127.0.0.1:5280, [::1]:5280`.
+        public var listen = [
+            ListenAddress(SocketAddress(ip: "127.0.0.1", port: 5280)!),
+            ListenAddress(SocketAddress(ip: "::1", port: 5280)!),
+        ]
+        /// HTTPS listeners, with the server's certificate. Key
+        /// `https_listen`, default none.
+        public var tlsListen: [ListenAddress] = []
+        /// How long a client may take to send a request's head, and may
+        /// stay silent while sending its body, before it gets `408`. Key
+        /// `http_timeout`, default 30s, from 1s to 1h.
+        public var timeout = Duration.seconds(30)
+    }
+
+    /// HTTP file upload settings (XEP-0363).
+    public struct Upload: Sendable, Equatable {
+        /// Whether users may upload files. Key `upload`, default yes. Off,
+        /// the service answers `service-unavailable` and nothing listens
+        /// for HTTP.
+        public var enabled = true
+        /// The upload service's address. Key `upload_service`, default
+        /// empty: `upload.<domain>` (see `uploadService`). The service
+        /// answers at `httpfileupload.<domain>` too, the name of Openfire's
+        /// plugin, which unchanged XMPPFramework apps may use.
+        public var service = ""
+        /// The public base URL of upload and download URLs, such as
+        /// `https://files.example.com` for a reverse proxy. Key
+        /// `upload_url`, default empty: derived from the listeners (see
+        /// `effectiveUploadURL`).
+        public var url = ""
+        /// Largest file, in bytes. Key `upload_max_size`, default 100MiB,
+        /// from 1KiB to 64GiB.
+        public var maxFileSize = 100 << 20
+        /// Most bytes one user may keep uploaded (files not yet expired,
+        /// and slots handed out but not used yet). Key `upload_quota`,
+        /// default 1GiB, from `upload_max_size` to 1TiB.
+        public var quota = 1 << 30
+        /// How long a slot's PUT URL stays valid. Key
+        /// `upload_slot_lifetime`, default 5m, from 10s to 1d.
+        public var slotLifetime = Duration.seconds(300)
+        /// How long an uploaded file is kept. Key `upload_expiry`, default
+        /// 30d, from 1h to 3650d.
+        public var expiry = Duration.seconds(30 * 86_400)
     }
 
     /// How much the server tells about its software (XEP-0092).

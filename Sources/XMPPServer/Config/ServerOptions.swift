@@ -21,6 +21,9 @@ public struct ServerOptions: Sendable, Equatable {
           --config PATH     Read settings from PATH (default: none, built-in defaults).
           --domain DOMAIN   The XMPP domain served (config key domain).
           --listen ADDRESS  Listen on ADDRESS:PORT; repeat for several (key listen).
+          --http-listen ADDRESS
+                            Serve uploads over HTTP on ADDRESS:PORT; repeat for
+                            several (key http_listen).
           --data-dir PATH   The data directory (key data_directory).
           --tls POLICY      auto, required or optional (key tls).
         """
@@ -28,12 +31,17 @@ public struct ServerOptions: Sendable, Equatable {
     /// The options that set a config key, and that key.
     static let keyOptions = [
         "--domain": "domain", "--listen": "listen", "--data-dir": "data_directory", "--tls": "tls",
+        "--http-listen": "http_listen",
     ]
+
+    /// The options that may be repeated, each adding to a list.
+    static let listOptions: Set<String> = ["--listen", "--http-listen"]
 
     /// Reads `arguments` (without the program name).
     ///
     /// - Throws: `UsageError` for an unknown option, an option without its
-    ///   value, or an option other than `--listen` given twice.
+    ///   value, or an option other than `--listen` and `--http-listen`
+    ///   given twice.
     public static func parse(_ arguments: [String]) throws(UsageError) -> ServerOptions {
         var options = ServerOptions()
         var remaining = arguments[...]
@@ -69,7 +77,7 @@ public struct ServerOptions: Sendable, Equatable {
         }
         guard let key = Self.keyOptions[name] else { throw UsageError("unknown option \(name)") }
         if let index = overrides.firstIndex(where: { $0.option == name }) {
-            guard name == "--listen" else { throw UsageError("\(name) is given twice") }
+            guard Self.listOptions.contains(name) else { throw UsageError("\(name) is given twice") }
             overrides[index].values.append(value)
         } else {
             overrides.append(ConfigOverride(option: name, key: key, values: [value]))

@@ -3,7 +3,9 @@ import XMPPCore
 /// XEP-0030: Service Discovery. The domain's info lists the server identity
 /// and every feature the installed features advertise; an account's own
 /// bare JID answers as a registered account, with the features advertised
-/// for accounts. Items are empty until a component (upload, MUC) exists.
+/// for accounts. The domain's items are the services features host at
+/// domains of their own (`Hooks.advertiseItem`, such as HTTP upload); an
+/// account has none.
 public struct Disco: ServerFeature {
     public init() {}
 
@@ -22,7 +24,16 @@ public struct Disco: ServerFeature {
             query.append(Self.identity(category: "account", type: "registered", name: nil))
             request.reply(Self.adding(request.server.hooks.accountDiscoFeatures, to: query))
         }
-        hooks.onIQ(.get, NS.discoItems, "query", to: [.host, .account]) { request in
+        hooks.onIQ(.get, NS.discoItems, "query", to: [.host]) { request in
+            guard var query = Self.query(request) else { return }
+            for item in request.server.hooks.discoItems {
+                var element = Element("item", namespace: NS.discoItems, attributes: ["jid": item.jid])
+                if let name = item.name { element[attribute: "name"] = name }
+                query.append(element)
+            }
+            request.reply(query)
+        }
+        hooks.onIQ(.get, NS.discoItems, "query", to: [.account]) { request in
             guard let query = Self.query(request) else { return }
             request.reply(query)
         }
@@ -30,7 +41,7 @@ public struct Disco: ServerFeature {
 
     /// The empty answer `<query/>`; nil (after answering `item-not-found`)
     /// for a `node`, since the server has none.
-    private static func query(_ request: IQRequest) -> Element? {
+    static func query(_ request: IQRequest) -> Element? {
         let namespace = request.iq.payload!.namespace
         guard request.iq.payload![attribute: "node"] == nil else {
             request.fail(StanzaError(.itemNotFound, text: "no such node"))
@@ -40,7 +51,7 @@ public struct Disco: ServerFeature {
     }
 
     /// `query` with a `<feature/>` for each of `features`.
-    private static func adding(_ features: [String], to query: Element) -> Element {
+    static func adding(_ features: [String], to query: Element) -> Element {
         var query = query
         for feature in features {
             query.append(Element("feature", namespace: NS.discoInfo, attributes: ["var": feature]))
@@ -48,7 +59,7 @@ public struct Disco: ServerFeature {
         return query
     }
 
-    private static func identity(category: String, type: String, name: String?) -> Element {
+    static func identity(category: String, type: String, name: String?) -> Element {
         var identity = Element("identity", namespace: NS.discoInfo, attributes: ["category": category, "type": type])
         if let name { identity[attribute: "name"] = name }
         return identity

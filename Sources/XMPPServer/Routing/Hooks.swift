@@ -19,6 +19,10 @@ public enum IQTarget: Hashable, Sendable {
     /// Any address, from a client that has not authenticated yet (only
     /// in-band registration answers these).
     case unauthenticated
+    /// A service of this server at a domain of its own, such as
+    /// `upload.localhost` (XEP-0363): the bare domain given here, lowercased.
+    /// Registering a handler for it makes the domain a local service.
+    case service(String)
 }
 
 /// An IQ request on its way to a handler, with the means to answer it.
@@ -41,6 +45,21 @@ public struct IQRequest {
     /// Answers with an error (RFC 6120 §8.3).
     public func fail(_ error: StanzaError) {
         if let reply = iq.errorReply(error) { session.send(reply) }
+    }
+}
+
+/// An entry of the server's disco#items (XEP-0030 §4): a service at its
+/// own address.
+public struct DiscoItem: Sendable, Hashable {
+    /// The service's address, such as `upload.localhost`.
+    public var jid: String
+    /// Its human-readable name.
+    public var name: String?
+
+    /// An item for `jid` named `name`.
+    public init(jid: String, name: String? = nil) {
+        self.jid = jid
+        self.name = name
     }
 }
 
@@ -88,6 +107,12 @@ public struct Hooks: Sendable {
     /// The `var`s of the `<feature/>`s a user's account (its bare JID)
     /// supports, sorted.
     public private(set) var accountDiscoFeatures: [String] = []
+    /// The services the server's disco#items lists (XEP-0030 §4), in the
+    /// order the features added them.
+    public private(set) var discoItems: [DiscoItem] = []
+    /// Domains other than the served one that the server answers for
+    /// itself (`upload.localhost`); stanzas to them never leave the server.
+    public private(set) var serviceDomains: Set<String> = []
 
     /// Creates hooks with `features` installed.
     public init(_ features: [any ServerFeature]) {
@@ -109,6 +134,20 @@ public struct Hooks: Sendable {
         if !accountDiscoFeatures.contains(feature) { accountDiscoFeatures.append(feature) }
     }
 
+    /// Lists `item` in the server's disco#items (XEP-0030 §4.1: "the
+    /// server SHOULD list the services it hosts").
+    public mutating func advertiseItem(_ item: DiscoItem) {
+        if !discoItems.contains(item) { discoItems.append(item) }
+    }
+
+    /// Makes `domain` a local service: stanzas addressed to it are the
+    /// server's to answer (an IQ nobody handles gets `service-unavailable`),
+    /// not `remote-server-not-found`. `onIQ(_:_:_:to:_:)` with a
+    /// `.service` target does this itself.
+    public mutating func addServiceDomain(_ domain: String) {
+        serviceDomains.insert(domain.lowercased())
+    }
+
     /// Handles IQs of `type` whose payload is `name` in `namespace`,
     /// addressed to any of `targets`.
     public mutating func onIQ(
@@ -116,6 +155,7 @@ public struct Hooks: Sendable {
         _ handler: @escaping IQHandler
     ) {
         for target in targets {
+            if case .service(let domain) = target { addServiceDomain(domain) }
             let key = IQKey(type: type, namespace: namespace, name: name, target: target)
             precondition(iqHandlers[key] == nil, "two features handle \(key)")
             iqHandlers[key] = handler
@@ -167,6 +207,12 @@ public struct Hooks: Sendable {
     }
 
     // MARK: - Firing
+
+    /// Whether `domain` (a normalized domainpart) is one of the server's
+    /// own services.
+    func isServiceDomain(_ domain: String) -> Bool {
+        serviceDomains.contains(domain)
+    }
 
     func iqHandler(_ type: IQ.IQType, _ payload: Element, _ target: IQTarget) -> IQHandler? {
         iqHandlers[IQKey(type: type, namespace: payload.namespace, name: payload.name, target: target)]

@@ -14,6 +14,9 @@ import XMPPCore
 /// | iq                    | a bound full JID                  | that session                              |
 /// | iq get/set            | an unbound full JID               | `service-unavailable`                     |
 /// | iq result/error       | not a bound full JID              | dropped (never answer an error)           |
+/// | iq get/set            | a local service's domain (`upload.localhost`) | the `.service(domain)` handler, else `service-unavailable` |
+/// | iq get/set            | any other JID at a local service  | `service-unavailable`                     |
+/// | message (chat, normal)| a local service                   | `service-unavailable`; other messages and presence dropped |
 /// | any                   | another domain                    | `remote-server-not-found` (no federation) |
 /// | any                   | unparsable                        | `jid-malformed`                           |
 /// | iq, message, presence | a user who blocks or is blocked by the sender | per XEP-0191 (`Blocking+Routing.swift`) |
@@ -38,7 +41,11 @@ public final class Router: Sendable {
             return bounce(stanza, StanzaError(.jidMalformed, text: "bad 'to': \(error)"), to: session)
         }
         if let recipient, recipient.domainpart != domain {
-            return bounce(stanza, StanzaError(.remoteServerNotFound, text: "this server does not federate"), to: session)
+            guard session.server.hooks.isServiceDomain(recipient.domainpart) else {
+                return bounce(
+                    stanza, StanzaError(.remoteServerNotFound, text: "this server does not federate"), to: session)
+            }
+            return routeToService(stanza, at: recipient, from: session)
         }
         switch stanza.kind {
         case .iq:
@@ -53,12 +60,7 @@ public final class Router: Sendable {
     /// Routes an IQ from a client that has not authenticated: only the
     /// `.unauthenticated` handlers (in-band registration) may answer.
     func routeUnauthenticated(_ element: Element, from session: ClientSession) {
-        guard let iq = IQ(element) else { return }
-        do {
-            try iq.validate()
-        } catch {
-            return bounce(iq, error, to: session)
-        }
+        guard let iq = validIQ(element, from: session) else { return }
         guard iq.type == .get || iq.type == .set, let payload = iq.payload else { return }
         guard let handler = session.server.hooks.iqHandler(iq.type!, payload, .unauthenticated) else {
             return bounce(iq, StanzaError(.serviceUnavailable), to: session)
@@ -67,12 +69,7 @@ public final class Router: Sendable {
     }
 
     private func routeIQ(_ element: Element, to recipient: JID?, from session: ClientSession) {
-        guard let iq = IQ(element) else { return }
-        do {
-            try iq.validate()
-        } catch {
-            return bounce(iq, error, to: session)
-        }
+        guard let iq = validIQ(element, from: session) else { return }
         let sender = session.jid!
         if let recipient, !recipient.isBare {
             if let target = session.server.sessions.session(recipient) {
@@ -99,6 +96,44 @@ public final class Router: Sendable {
             return bounce(iq, StanzaError(.serviceUnavailable), to: session)
         }
         handler(IQRequest(iq: iq, target: address, session: session))
+    }
+
+    /// Routes a stanza addressed to one of the server's own services
+    /// (`Hooks.serviceDomains`): an IQ to the bare domain goes to its
+    /// `.service` handler; nothing else there exists.
+    private func routeToService(_ stanza: Stanza, at recipient: JID, from session: ClientSession) {
+        switch stanza.kind {
+        case .iq:
+            guard let iq = validIQ(stanza.element, from: session),
+                iq.type == .get || iq.type == .set, let payload = iq.payload
+            else { return }
+            guard recipient.isDomainOnly,
+                let handler = session.server.hooks.iqHandler(iq.type!, payload, .service(recipient.domainpart))
+            else {
+                return bounce(iq, StanzaError(.serviceUnavailable), to: session)
+            }
+            handler(IQRequest(iq: iq, target: recipient, session: session))
+        case .message:
+            guard let message = Message(stanza.element) else { return }
+            if message.type == .chat || message.type == .normal {
+                bounce(message, StanzaError(.serviceUnavailable), to: session)
+            }
+        case .presence:
+            return
+        }
+    }
+
+    /// The IQ in `element`, or nil after answering a malformed one with
+    /// its error (RFC 6120 §8.2.3).
+    private func validIQ(_ element: Element, from session: ClientSession) -> IQ? {
+        guard let iq = IQ(element) else { return nil }
+        do {
+            try iq.validate()
+        } catch {
+            bounce(iq, error, to: session)
+            return nil
+        }
+        return iq
     }
 
     /// Answers `stanza` with `error`, unless it is an error itself.

@@ -32,6 +32,8 @@ public final class ServerContext {
     public let registrationThrottle: AddressThrottle
     /// The secret SCRAM derives unknown users' fake salts from.
     let scramSecret: [UInt8]
+    /// The file upload service (XEP-0363), or nil with `upload = no`.
+    public let upload: UploadService?
 
     /// Creates a loop's context.
     public init(
@@ -56,6 +58,7 @@ public final class ServerContext {
         self.loginThrottle = loginThrottle
         self.registrationThrottle = registrationThrottle
         self.scramSecret = scramSecret
+        self.upload = config.upload.enabled ? UploadService(config: config, serverSecret: scramSecret) : nil
     }
 
     /// Parser limits before authentication: small, since anyone can connect.

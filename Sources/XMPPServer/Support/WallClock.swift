@@ -19,4 +19,13 @@ public struct WallClock: Sendable {
     public var milliseconds: Int {
         Int((read().timeIntervalSince1970 * 1000).rounded(.down))
     }
+
+    /// The current time in whole seconds since 1970-01-01 00:00 UTC.
+    public var seconds: Int {
+        Int(read().timeIntervalSince1970.rounded(.down))
+    }
+
+    /// The system clock in whole seconds: for HTTP `Date` fields and upload
+    /// expiry.
+    static func now() -> Int { system.seconds }
 }

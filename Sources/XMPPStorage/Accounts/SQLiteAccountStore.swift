@@ -72,11 +72,7 @@ public final class SQLiteAccountStore: AccountStore {
     }
 
     public func deleteAccount(_ username: String) throws -> Bool {
-        try database.withCachedStatement("DELETE FROM accounts WHERE username = ?") { statement in
-            try statement.bind(username)
-            try statement.run()
-        }
-        return database.changes > 0
+        try database.run("DELETE FROM accounts WHERE username = ?", username) > 0
     }
 
     public func accountExists(_ username: String) throws -> Bool {

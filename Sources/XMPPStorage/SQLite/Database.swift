@@ -216,6 +216,20 @@ public final class Database {
         return try body(statement)
     }
 
+    /// Runs the cached statement `sql` once with `values` bound to its
+    /// parameters in order, for an `INSERT`, `UPDATE` or `DELETE`.
+    ///
+    /// - Returns: How many rows it changed.
+    /// - Throws: `DatabaseError`.
+    @discardableResult
+    public func run(_ sql: String, _ values: (any DatabaseValueConvertible)?...) throws -> Int {
+        try withCachedStatement(sql) { statement in
+            for (offset, value) in values.enumerated() { try statement.bind(value, at: offset + 1) }
+            try statement.run()
+        }
+        return changes
+    }
+
     /// The number of rows the last `INSERT`, `UPDATE` or `DELETE` changed.
     ///
     /// The corresponding C function is `sqlite3_changes`.

@@ -22,6 +22,7 @@ final class ServerFixture: ClientTestServer, Sendable {
         var config = ServerConfig()
         config.dataDirectory = dataDirectory
         config.listen = [ListenAddress("127.0.0.1:0")!]
+        config.http.listen = [ListenAddress("127.0.0.1:0")!]
         configure(&config)
         do {
             server = try Server(config: config, log: Logger(level: .warning, label: "fixture", sink: NoLog()))

@@ -55,14 +55,16 @@ import Testing
         let warnings = try config(
             "listen = 0.0.0.0:5222\ntls = optional\nlogin_throttle = off\nmax_stanza_size = 512KiB"
         ).warnings
-        #expect(warnings.count == 5, "\(warnings)")
+        #expect(warnings.count == 6, "\(warnings)")
         #expect(warnings[0].hasPrefix("registration is open on 0.0.0.0:5222, which is not loopback"))
         #expect(warnings[1].hasPrefix("TLS is optional on 0.0.0.0:5222"))
         #expect(warnings[2].hasPrefix("the certificate is self-signed"))
         #expect(warnings[3].hasPrefix("login_throttle is off"))
         #expect(warnings[4].hasPrefix("max_stanza_size is below 1MiB"))
+        #expect(warnings[5].hasPrefix("clients on other machines cannot upload files"))
         let closed = try config(
-            "listen = 0.0.0.0:5222\nregistration = closed\ncertificate = c\nprivate_key = k"
+            "listen = 0.0.0.0:5222\nregistration = closed\ncertificate = c\nprivate_key = k\n"
+                + "https_listen = 0.0.0.0:5281"
         ).warnings
         #expect(closed == [])
     }

@@ -31,13 +31,15 @@ final class LiveServer {
     let log = LogRecorder()
     private var clients: [LiveClient] = []
 
-    private init() throws {
+    private init(configure: (inout ServerConfig) -> Void) throws {
         dataDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("swiftlet-live-\(UUID().uuidString)").path
         var config = ServerConfig()
         config.dataDirectory = dataDirectory
         config.listen = [ListenAddress("127.0.0.1:0")!]
         if LiveSocket.ipv6LoopbackWorks { config.listen.append(ListenAddress("[::1]:0")!) }
+        config.http.listen = [ListenAddress("127.0.0.1:0")!]
+        configure(&config)
         do {
             server = try Server(config: config, log: Logger(level: .debug, label: "live", sink: log))
             addresses = try server.start()
@@ -54,8 +56,12 @@ final class LiveServer {
 
     /// Starts a server, runs `body` with it, then stops it and deletes its
     /// data. An error thrown by `body` comes back with the server's log.
-    static func run(_ body: (LiveServer) throws -> Void) throws {
-        let live = try LiveServer()
+    /// - Parameter configure: Changes to the test configuration (listeners
+    ///   on port 0 of loopback, a temporary data directory).
+    static func run(
+        configure: (inout ServerConfig) -> Void = { _ in }, _ body: (LiveServer) throws -> Void
+    ) throws {
+        let live = try LiveServer(configure: configure)
         defer { live.stop() }
         do {
             try body(live)

@@ -23,7 +23,8 @@ final class SwiftletdProcess {
     ///   start listening within `startTimeout`.
     init(dataDirectory: String) throws {
         child = try ChildProcess(
-            try Self.executable(), ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory])
+            try Self.executable(),
+            ["--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--data-dir", dataDirectory])
         let line = try child.waitForLine(containing: "listening on 127.0.0.1:", timeout: Self.startTimeout)
         let text = line.split(separator: "listening on ").last?.split(separator: " ").first.map(String.init)
         guard let text, let address = SocketAddress(text) else {

@@ -1,0 +1,93 @@
+import XMPPCore
+import XMPPNet
+
+/// The built-in HTTP server: listeners for plain HTTP and HTTPS on the
+/// server's event loop, an `HTTPConnection` per accepted connection, all
+/// answered by one responder (file upload's, `UploadHTTPResponder`).
+///
+/// Confined to the loop.
+final class HTTPServer {
+    private let loop: EventLoop
+    private let context: ServerContext
+    private let responder: any HTTPResponder
+    /// HTTPS's own context: the server's certificate, ALPN `http/1.1`.
+    private let tlsContext: TLSContext?
+    private var listeners: [TCPListener] = []
+    private var connections: [ObjectIdentifier: HTTPConnectionAdapter] = [:]
+    private var nextID = 1
+
+    init(loop: EventLoop, context: ServerContext, responder: any HTTPResponder, tlsContext: TLSContext?) {
+        self.loop = loop
+        self.context = context
+        self.responder = responder
+        self.tlsContext = tlsContext
+    }
+
+    /// Binds every listener.
+    /// - Returns: The bound addresses, plain ones first, in config order.
+    /// - Throws: `ServerStartError` naming the address that failed.
+    func start(plain: [ListenAddress], secure: [ListenAddress]) throws -> [SocketAddress] {
+        loop.assertInLoop()
+        var bound: [SocketAddress] = []
+        for (address, isSecure) in plain.map({ ($0, false) }) + secure.map({ ($0, true) }) {
+            do {
+                let listener = try TCPListener(address: address.socketAddress, on: loop) { [unowned self] connection in
+                    self.accept(connection, secure: isSecure)
+                }
+                listeners.append(listener)
+                bound.append(listener.localAddress)
+                // Not "listening on": tools wait for that line to learn the XMPP port.
+                context.log.notice("HTTP\(isSecure ? "S" : "") for uploads on \(listener.localAddress)")
+            } catch {
+                throw ServerStartError("cannot listen on \(address) for HTTP: \(error)")
+            }
+        }
+        return bound
+    }
+
+    /// Stops listening and closes every connection.
+    func stop() {
+        loop.assertInLoop()
+        for listener in listeners { listener.close() }
+        listeners = []
+        for adapter in connections.values { adapter.http?.close() }
+    }
+
+    private func accept(_ connection: TCPConnection, secure: Bool) {
+        let adapter = HTTPConnectionAdapter(connection: connection)
+        let id = ObjectIdentifier(adapter)
+        adapter.onClose = { [unowned self] in self.connections[id] = nil }
+        connections[id] = adapter
+        connection.handler = adapter
+        let log = context.log.labelled("http#\(nextID) \(connection.remoteAddress)")
+        nextID += 1
+        adapter.http = HTTPConnection(
+            transport: adapter, loop: context.loop, responder: responder,
+            tls: secure ? tlsContext.map(TLSSession.init(context:)) : nil, timeout: context.config.http.timeout, log: log)
+    }
+}
+
+/// Joins a TCP connection to its `HTTPConnection`.
+final class HTTPConnectionAdapter: TCPConnectionHandler, HTTPTransport, TCPForwarding {
+    weak var connection: TCPConnection?
+    var http: HTTPConnection?
+    var onClose: (() -> Void)?
+
+    init(connection: TCPConnection) {
+        self.connection = connection
+    }
+
+    func didRead(bytes: UnsafeRawBufferPointer) { http?.receive(bytes) }
+
+    func didDrain() { http?.transportDidDrain() }
+
+    func didClose(error: IOError?) {
+        http?.transportClosed()
+        http = nil
+        onClose?()
+        onClose = nil
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) { openConnection?.write(bytes) }
+    var bufferedByteCount: Int { connection?.bufferedByteCount ?? 0 }
+}
