@@ -43,6 +43,9 @@ public struct ClientConfiguration: Sendable {
     /// Whether to ask for copies of what our other resources send and
     /// receive (XEP-0280 carbons), so every device shows the whole chat.
     public var carbons = true
+    /// Whether to catch the local archive up with the server's message
+    /// archive (XEP-0313) after each login.
+    public var syncsHistory = true
     /// The longest wait for any one answer from the server.
     public var timeout: Duration = .seconds(15)
     /// How long the connection may be silent before the client pings the

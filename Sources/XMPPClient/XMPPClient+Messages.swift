@@ -61,7 +61,7 @@ extension XMPPClient {
                     error: .stanzaError(error?.condition ?? .undefinedCondition, text: error?.text)))
             return
         }
-        if handleCarbon(message) { return }
+        if handleCarbon(message) || handleArchiveResult(message) { return }
         handleChat(message, sentByUs: false)
     }
 
@@ -77,10 +77,13 @@ extension XMPPClient {
         if received.type == .chat || received.type == .normal {
             let contact = sentByUs ? message.to?.bare : from.bare
             guard let contact else { return }
+            let serverID = message.element.elements.first {
+                $0.name == "stanza-id" && $0.namespace == NS.stanzaID && $0[attribute: "by"] == account.description
+            }?[attribute: "id"]
             let isNew = archive(
                 ArchivedMessage(
                     account: account, contact: contact, body: body, timestamp: received.timestamp,
-                    isOutgoing: sentByUs, id: received.id))
+                    isOutgoing: sentByUs, id: received.id, serverID: serverID))
             guard isNew else { return }
         }
         broadcaster.publish(.message(received))
@@ -89,7 +92,7 @@ extension XMPPClient {
     /// Archives `message`; false when it was already there (a duplicate).
     /// A store failure does not stop the message from being shown.
     @discardableResult
-    private func archive(_ message: ArchivedMessage) -> Bool {
+    func archive(_ message: ArchivedMessage) -> Bool {
         (try? store.record(message)) ?? true
     }
 

@@ -34,6 +34,8 @@ public actor XMPPClient {
     /// The SHA-1 of our avatar for presence (XEP-0153): "" for none, nil
     /// until known.
     var ownAvatarHash: String?
+    /// Results of our archive queries in flight, by query id (XEP-0313).
+    var archiveResults: [String: [ArchivedMessage]] = [:]
     /// XEP-0198 counters and unacknowledged stanzas; kept after a drop so
     /// the session can be resumed, cleared by `disconnect`.
     var streamManagement: StreamManagementState?
@@ -185,6 +187,9 @@ public actor XMPPClient {
             transport.setReadTimeout(configuration.keepaliveInterval + configuration.timeout)
             connection?.keepaliveTask = Task { await self.keepalive(generation: current) }
             setState(.connected(jid))
+            // Messages this device missed (sent from another one, or while
+            // it was away) come from the server's archive, when it has one.
+            if resumed == nil, configuration.syncsHistory { _ = try? await syncHistory() }
         } catch {
             if streamManagement == nil { streamManagement = previous }
             transport.abort(error)

@@ -161,6 +161,23 @@ extension ClientStore {
         }
     }
 
+    /// The server's archive id (XEP-0359) of the newest message that has
+    /// one: where the next catch-up from the server's archive starts.
+    ///
+    /// - Throws: `DatabaseError`.
+    public func latestServerID(account: JID) throws -> String? {
+        guard let accountID = try accountID(of: account) else { return nil }
+        return try database.withCachedStatement(
+            """
+            SELECT server_id FROM messages WHERE account_id = ? AND server_id IS NOT NULL
+            ORDER BY timestamp DESC, id DESC LIMIT 1
+            """
+        ) { statement in
+            try statement.bind(accountID)
+            return try statement.step() ? statement.string(at: 0) : nil
+        }
+    }
+
     /// Marks every message of a conversation read.
     ///
     /// - Throws: `DatabaseError`.

@@ -37,6 +37,20 @@ public struct ResultSetRequest: Sendable, Hashable {
         before = set.childText("before", namespace: NS.rsm)
         if after == "" { throw StanzaError(.badRequest, text: "<after/> needs the id of an item") }
     }
+
+    /// The `<set/>` element a requester sends.
+    public var element: Element {
+        var set = Element("set", namespace: NS.rsm)
+        func add(_ name: String, _ text: String?) {
+            guard let text else { return }
+            set.append(Element(name, namespace: NS.rsm, children: text.isEmpty ? [] : [.text(text)]))
+        }
+        add("max", max.map(String.init))
+        add("after", after)
+        add("before", before)
+        add("index", index.map(String.init))
+        return set
+    }
 }
 
 /// What a responder says about the page it returned (XEP-0059 §2.1): the
@@ -57,6 +71,14 @@ public struct ResultSetReply: Sendable, Hashable {
         self.firstIndex = firstIndex
         self.last = last
         self.count = count
+    }
+
+    /// Reads the `<set/>` of a reply; unreadable numbers count as absent.
+    public init(_ set: Element) {
+        first = set.childText("first", namespace: NS.rsm)
+        firstIndex = set.child("first", namespace: NS.rsm)?[attribute: "index"].flatMap { Int($0) }
+        last = set.childText("last", namespace: NS.rsm)
+        count = set.childText("count", namespace: NS.rsm).flatMap { Int($0.trimmingSpaces) }
     }
 
     /// The `<set/>` element: `<first/>` and `<last/>` for a page with

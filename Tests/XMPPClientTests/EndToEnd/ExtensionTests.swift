@@ -76,3 +76,49 @@ struct ClientExtensionTests {
         }
     }
 }
+
+/// The server's message archive through the client kit.
+@Suite("Client history")
+struct ClientHistoryTests {
+    @Test("a new device fills its local archive from the server, both directions, once")
+    func syncOnNewDevice() async throws {
+        try await ServerFixture.run { server in
+            let (alice, _, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            let bobJID = try JID("bob@localhost")
+            let aliceJID = try JID("alice@localhost")
+            try await alice.send("one", to: bobJID)
+            try await bobEvents.first("one") { if case .message(let m) = $0, m.body == "one" { m } else { nil } }
+            try await bob.send("two", to: aliceJID)
+            try await alice.send("three", to: bobJID)
+            try await bobEvents.first("three") { if case .message(let m) = $0, m.body == "three" { m } else { nil } }
+            // Live messages carry the archive id the server gave them.
+            #expect(try await bob.conversation(with: aliceJID).allSatisfy { $0.isOutgoing || $0.serverID != nil })
+
+            let laptop = try XMPPClient(configuration: server.configuration("alice", resource: "laptop"))
+            try await laptop.connect()
+            let synced = try await laptop.conversation(with: bobJID)
+            #expect(synced.map(\.body) == ["one", "two", "three"])
+            #expect(synced.map(\.isOutgoing) == [true, false, true])
+            #expect(try await laptop.syncHistory() == 0)
+            await laptop.disconnect()
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("server history pages backwards by archive id")
+    func serverHistoryPaging() async throws {
+        try await ServerFixture.run { server in
+            let (alice, _, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            let bobJID = try JID("bob@localhost")
+            for index in 1...5 { try await alice.send("m\(index)", to: bobJID) }
+            try await bobEvents.first("m5") { if case .message(let m) = $0, m.body == "m5" { m } else { nil } }
+            let newest = try await alice.serverHistory(with: bobJID, limit: 2)
+            #expect(newest.map(\.body) == ["m4", "m5"])
+            let older = try await alice.serverHistory(with: bobJID, before: newest.first?.serverID, limit: 2)
+            #expect(older.map(\.body) == ["m2", "m3"])
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+}
