@@ -1,7 +1,9 @@
 /// A `swiftlet` command; the roster's actions are commands of two words.
 public enum Command: String, Sendable, CaseIterable {
     case register, login, passwd, unregister
-    case send, chat, listen, presence
+    case send
+    case sendFile = "send-file"
+    case chat, listen, presence
     case rosterList = "roster list"
     case rosterAdd = "roster add"
     case rosterRemove = "roster remove"
@@ -56,6 +58,16 @@ public enum Command: String, Sendable, CaseIterable {
                     when TEXT is '-'), and keeps it in the archive. Fails when the server \
                     bounces it, for example because JID does not exist.
                     """)
+        case .sendFile:
+            CommandSpec(
+                operands: ["JID", "PATH"], summary: "Share a file (an image, a voice note…).",
+                details: """
+                    Uploads the file at PATH to the server's HTTP upload service \
+                    (XEP-0363) and sends JID a chat message with its download URL, also as \
+                    out-of-band data (XEP-0066), as chat apps do; prints the URL. The \
+                    MIME type comes from the file name unless --type is given.
+                    """,
+                options: [.value("--type", "TYPE", "The MIME type, such as image/png.")])
         case .chat:
             CommandSpec(
                 operands: ["JID"], summary: "Chat with JID, line by line.",
@@ -127,10 +139,12 @@ public enum Command: String, Sendable, CaseIterable {
                 details: """
                     Prints the newest messages, oldest first, one per line: time (UTC), \
                     sender, text. Marks the conversation read. The archive holds what was \
-                    sent and received by this HOME's commands; nothing is asked of the \
-                    server.
+                    sent and received by this HOME's commands; with --from-server the newest \
+                    messages are fetched from the server's archive (XEP-0313) first, so \
+                    what other devices sent and received shows too.
                     """,
                 options: [
+                    .flag("--from-server", "Fetch from the server's message archive first."),
                     .value("--limit", "N", "How many messages (default 50)."),
                     .value("--before", "TIME", "Only messages before TIME (ISO 8601, e.g. 2026-05-01T12:00:00Z)."),
                     .json("one JSON object per message"),

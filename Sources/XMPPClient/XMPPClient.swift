@@ -34,6 +34,8 @@ public actor XMPPClient {
     /// The SHA-1 of our avatar for presence (XEP-0153): "" for none, nil
     /// until known.
     var ownAvatarHash: String?
+    /// The server's HTTP upload service, once found (XEP-0363).
+    var uploadServiceJID: JID?
     /// Results of our archive queries in flight, by query id (XEP-0313).
     var archiveResults: [String: [ArchivedMessage]] = [:]
     /// XEP-0198 counters and unacknowledged stanzas; kept after a drop so

@@ -34,6 +34,7 @@ func run(_ invocation: Invocation) async throws {
     case .passwd: try await AccountCommands.changePassword(context)
     case .unregister: try await AccountCommands.unregister(context)
     case .send: try await MessageCommands.send(context)
+    case .sendFile: try await MessageCommands.sendFile(context)
     case .chat: try await MessageCommands.chat(context)
     case .listen: try await ListenCommand.listen(context, presence: nil)
     case .presence: try await ListenCommand.presence(context)
@@ -42,7 +43,7 @@ func run(_ invocation: Invocation) async throws {
     case .rosterRemove: try await RosterCommands.remove(context)
     case .rosterAccept: try await RosterCommands.accept(context)
     case .rosterReject: try await RosterCommands.reject(context)
-    case .history: try ArchiveCommands.history(context)
+    case .history: try await ArchiveCommands.history(context)
     case .recent: try ArchiveCommands.recent(context)
     }
 }

@@ -2,15 +2,21 @@ import CommandLineSupport
 import XMPPClient
 import XMPPCore
 
-/// `history` and `recent`: the local archive, without the network.
+/// `history` and `recent`: the local archive (which `history --from-server`
+/// first fills from the server's).
 enum ArchiveCommands {
-    /// `history JID [--limit N] [--before TIME] [--json]`: the newest
+    /// `history JID [--from-server] [--limit N] [--before TIME] [--json]`: the newest
     /// messages with JID, oldest first; marks the conversation read.
-    static func history(_ context: Context) throws {
+    static func history(_ context: Context) async throws {
         let invocation = context.invocation
         let contact = try invocation.jid(at: 0).bare
         let limit = try invocation.integer("--limit", in: 1...Int.max) ?? 50
         let before = try invocation.date("--before")
+        if invocation.flag("--from-server") {
+            // The fetched page lands in the local archive, read below.
+            let client = try context.savedClient()
+            _ = try await context.withConnection(client) { try await $0.serverHistory(with: contact, limit: limit) }
+        }
         let (account, store) = try open(context)
         let messages = try archived { try store.conversation(account: account, contact: contact, before: before, limit: limit) }
         let json = invocation.flag("--json")

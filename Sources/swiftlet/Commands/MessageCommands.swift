@@ -23,6 +23,27 @@ enum MessageCommands {
         Console.progress("sent to \(recipient)")
     }
 
+    /// `send-file JID PATH [--type TYPE]`: uploads PATH and sends its URL;
+    /// prints the URL.
+    static func sendFile(_ context: Context) async throws {
+        let invocation = context.invocation
+        let recipient = try invocation.jid(at: 0)
+        let path = URL(fileURLWithPath: invocation.operands[1])
+        guard FileManager.default.isReadableFile(atPath: path.path) else {
+            throw CommandFailure(.badData, "cannot read \(path.path)")
+        }
+        let client = try context.savedClient()
+        Console.progress("uploading \(path.lastPathComponent)…")
+        let (id, events) = try await context.withConnection(client) {
+            try await $0.sendFile(path, to: recipient, contentType: invocation.value("--type"))
+        }
+        for case .messageFailed(id, let from, let error) in events {
+            throw CommandFailure(error).prefixed("\(from)")
+        }
+        let sent = try? await client.conversation(with: recipient, limit: 1).last
+        Console.print(sent?.body ?? "sent")
+    }
+
     /// `chat JID`: available; sends each line of standard input to JID and
     /// prints incoming messages (from anyone) and bounces until the end of
     /// input, `/quit`, a signal or `--timeout`.

@@ -13,7 +13,7 @@ struct CLITests {
     func helpAndUsage() throws {
         let user = SwiftletRunner(nil)
         defer { user.cleanUp() }
-        for command in ["register", "login", "passwd", "unregister", "send", "chat", "listen", "presence",
+        for command in ["register", "login", "passwd", "unregister", "send", "send-file", "chat", "listen", "presence",
             "roster list", "roster add", "roster remove", "roster accept", "roster reject", "history", "recent"]
         {
             let words = command.split(separator: " ").map(String.init)
@@ -203,6 +203,31 @@ struct CLITests {
             let short = try bob.run(["listen", "--only", "message", "--count", "1", "--timeout", "0.5"])
             #expect(short.status == 68)
             #expect(short.output == "swiftlet: timed out after 0.5 s with 0 of 1 events\n")
+        }
+    }
+
+    @Test("send-file uploads and sends the URL, listen shows the attachment, history --from-server fills a new home")
+    func filesAndServerHistory() async throws {
+        try await ServerFixture.run { server in
+            let alice = SwiftletRunner(server)
+            let bob = SwiftletRunner(server)
+            let bobElsewhere = SwiftletRunner(server)
+            defer { [alice, bob, bobElsewhere].forEach { $0.cleanUp() } }
+            try alice.succeed(["register", "alice@localhost"], input: "alice-pw\n")
+            try bob.succeed(["register", "bob@localhost"], input: "bob-pw\n")
+
+            let file = alice.home + "/voice.m4a"
+            try Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0) }).write(to: URL(fileURLWithPath: file))
+            let url = try alice.succeed(["send-file", "bob@localhost", file]).trimmingCharacters(in: .newlines)
+            #expect(url.hasPrefix("http://") && url.hasSuffix("/voice.m4a"), "\(url)")
+            let shown = try bob.run(["listen", "--json", "--only", "message", "--count", "1", "--timeout", "10"])
+            let message = try #require(try jsonLines(shown.output).first)
+            #expect(message["attachment"] as? String == url)
+
+            // Another device of Bob's starts with an empty archive.
+            try bobElsewhere.succeed(["login", "bob@localhost"], input: "bob-pw\n")
+            let history = try bobElsewhere.succeed(["history", "alice@localhost", "--from-server"])
+            #expect(history.hasSuffix(" alice@localhost: \(url)\n"), "\(history)")
         }
     }
 }

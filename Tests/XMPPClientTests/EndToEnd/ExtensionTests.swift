@@ -122,3 +122,74 @@ struct ClientHistoryTests {
         }
     }
 }
+
+/// Files shared through HTTP upload (XEP-0363) with the client kit.
+@Suite("Client file sharing")
+struct ClientFileSharingTests {
+    @Test("a file is uploaded, announced with its URL (also out of band), and downloads byte for byte")
+    func sendAndFetch() async throws {
+        try await ServerFixture.run { server in
+            let (alice, _, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("photo-\(UUID()).jpg")
+            try Data(bytes).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let id = try await alice.sendFile(file, to: try JID("bob@localhost"))
+            let message = try await bobEvents.first("the file message") {
+                if case .message(let m) = $0, m.id == id { m } else { nil }
+            }
+            let url = try #require(message.attachmentURL)
+            #expect(message.body == url)
+            #expect(url.hasSuffix(file.lastPathComponent))
+            #expect(try await bob.download(url) == bytes)
+            await #expect(throws: XMPPClientError.self) { try await bob.download(url + "-missing") }
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("a file over the server's limit is refused before anything is uploaded")
+    func tooLarge() async throws {
+        try await ServerFixture.run(configure: { $0.upload.maxFileSize = 1000 }) { server in
+            let alice = try await server.registeredClient("alice")
+            try await alice.connect()
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("big-\(UUID()).bin")
+            try Data(count: 5000).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let bob = try JID("bob@localhost")
+            do throws(XMPPClientError) {
+                try await alice.sendFile(file, to: bob)
+                Issue.record("a file over the limit was accepted")
+            } catch {
+                guard case .stanzaError(.notAcceptable, _) = error else {
+                    Issue.record("expected not-acceptable, got \(error)")
+                    return
+                }
+            }
+            await alice.disconnect()
+        }
+    }
+
+    @Test("media types from file names")
+    func mediaTypes() {
+        #expect(XMPPClient.mediaType(ofFileNamed: "a.JPG") == "image/jpeg")
+        #expect(XMPPClient.mediaType(ofFileNamed: "voice.m4a") == "audio/mp4")
+        #expect(XMPPClient.mediaType(ofFileNamed: "archive") == "application/octet-stream")
+    }
+
+    @Test("HTTP URLs and responses are read strictly")
+    func httpParsing() throws {
+        let url = try #require(HTTPURL("https://upload.example.com:5281/upload/x/a%20b.jpg?v=1.2.3"))
+        #expect(url.isSecure && url.host == "upload.example.com" && url.port == 5281)
+        #expect(url.path == "/upload/x/a%20b.jpg?v=1.2.3")
+        #expect(url.hostHeader == "upload.example.com:5281")
+        #expect(HTTPURL("http://[::1]/f")?.host == "::1")
+        #expect(HTTPURL("ftp://x/y") == nil)
+        #expect(HTTPURL("http://user@host/") == nil)
+        let response = HTTPTransfer.parse(Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabcdef".utf8))
+        #expect(response?.status == 200)
+        #expect(response?.body == Array("abc".utf8))
+        #expect(HTTPTransfer.parse(Array("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc".utf8)) == nil)
+        #expect(HTTPTransfer.parse(Array("garbage\r\n\r\n".utf8)) == nil)
+    }
+}
