@@ -10,6 +10,9 @@ public enum Command: String, Sendable, CaseIterable {
     case rosterAccept = "roster accept"
     case rosterReject = "roster reject"
     case history, recent
+    case profile
+    case setProfile = "set-profile"
+    case block, unblock, blocklist
 
     /// The first word of the commands that take an action word after it.
     public static let rosterGroup = "roster"
@@ -149,6 +152,40 @@ public enum Command: String, Sendable, CaseIterable {
                     .value("--before", "TIME", "Only messages before TIME (ISO 8601, e.g. 2026-05-01T12:00:00Z)."),
                     .json("one JSON object per message"),
                 ])
+        case .profile:
+            CommandSpec(
+                operands: ["JID"], summary: "Show JID's profile (vCard), your own included.",
+                details: """
+                    Prints the full name, nickname, email and avatar (type, size and the \
+                    SHA-1 that presence carries) from JID's vCard (XEP-0054, XEP-0153), \
+                    one per line.
+                    """,
+                options: [.json("one JSON object")])
+        case .setProfile:
+            CommandSpec(
+                operands: [], summary: "Publish your profile (vCard) and avatar.",
+                details: """
+                    Replaces your vCard with the given parts (those not given are left \
+                    out) and announces the avatar's hash in your presence.
+                    """,
+                options: [
+                    .value("--name", "NAME", "Your full name."),
+                    .value("--nickname", "NICK", "Your nickname."),
+                    .value("--email", "ADDRESS", "Your email address."),
+                    .value("--avatar", "PATH", "A picture (PNG, JPEG…) as your avatar."),
+                ])
+        case .block:
+            CommandSpec(
+                operands: ["JID"], summary: "Block JID.",
+                details: """
+                    The server drops what JID sends you (messages bounce) and shows you \
+                    to JID as offline (XEP-0191).
+                    """)
+        case .unblock:
+            CommandSpec(
+                operands: ["JID"], summary: "Unblock JID.", details: "Lets JID reach you again.")
+        case .blocklist:
+            CommandSpec(operands: [], summary: "List the JIDs you block.", details: "One JID per line.")
         case .recent:
             CommandSpec(
                 operands: [], summary: "List conversations, the most recent first.",

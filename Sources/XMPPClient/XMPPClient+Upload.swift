@@ -100,7 +100,7 @@ extension XMPPClient {
     }
 
     /// A MIME type for common image, audio and video file names.
-    static func mediaType(ofFileNamed name: String) -> String {
+    public static func mediaType(ofFileNamed name: String) -> String {
         let types = [
             "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
             "heic": "image/heic", "m4a": "audio/mp4", "mp3": "audio/mpeg", "ogg": "audio/ogg", "opus": "audio/ogg",

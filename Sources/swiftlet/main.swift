@@ -45,5 +45,10 @@ func run(_ invocation: Invocation) async throws {
     case .rosterReject: try await RosterCommands.reject(context)
     case .history: try await ArchiveCommands.history(context)
     case .recent: try ArchiveCommands.recent(context)
+    case .profile: try await ProfileCommands.show(context)
+    case .setProfile: try await ProfileCommands.set(context)
+    case .block: try await ProfileCommands.block(context)
+    case .unblock: try await ProfileCommands.unblock(context)
+    case .blocklist: try await ProfileCommands.blocklist(context)
     }
 }

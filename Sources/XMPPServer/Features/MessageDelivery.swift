@@ -18,15 +18,17 @@ import XMPPCore
 /// XEP-0280 carbons copy what is sent and what is delivered (`Carbons`).
 enum MessageDelivery {
     /// Routes a message from a bound session; `from` is stamped.
-    static func route(_ element: Element, to recipient: JID?, from session: ClientSession) {
-        let element = session.server.hooks.messageRouting(element, to: recipient, from: session)
-        guard let message = Message(element), let sender = session.jid else { return }
+    static func route(_ original: Element, to recipient: JID?, from session: ClientSession) {
+        guard let sender = session.jid else { return }
         let target = recipient ?? sender.bare
+        // Blocking first: a refused message is neither archived nor copied.
+        if target.localpart != nil, Blocking.refuses(original, to: target, from: session) { return }
+        let element = session.server.hooks.messageRouting(original, to: recipient, from: session)
+        guard let message = Message(element) else { return }
         guard target.localpart != nil else {
             if message.type == .chat || message.type == .normal { bounce(message, .serviceUnavailable, session) }
             return
         }
-        if Blocking.refuses(element, to: target, from: session) { return }
         let copying = Carbons.Copying(message)
         Carbons.copySent(copying, to: target, from: session)
         if !target.isBare {

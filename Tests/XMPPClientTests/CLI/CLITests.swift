@@ -14,7 +14,8 @@ struct CLITests {
         let user = SwiftletRunner(nil)
         defer { user.cleanUp() }
         for command in ["register", "login", "passwd", "unregister", "send", "send-file", "chat", "listen", "presence",
-            "roster list", "roster add", "roster remove", "roster accept", "roster reject", "history", "recent"]
+            "roster list", "roster add", "roster remove", "roster accept", "roster reject", "history", "recent",
+            "profile", "set-profile", "block", "unblock", "blocklist"]
         {
             let words = command.split(separator: " ").map(String.init)
             for arguments in [["help"] + words, words + ["--help"]] {
@@ -223,6 +224,20 @@ struct CLITests {
             let shown = try bob.run(["listen", "--json", "--only", "message", "--count", "1", "--timeout", "10"])
             let message = try #require(try jsonLines(shown.output).first)
             #expect(message["attachment"] as? String == url)
+
+            // Profiles and blocking.
+            let avatar = alice.home + "/me.png"
+            try Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 13) }).write(to: URL(fileURLWithPath: avatar))
+            let published = try alice.succeed(["set-profile", "--name", "Alice Liddell", "--avatar", avatar])
+            #expect(published.hasPrefix("profile published with avatar "))
+            let profile = try bob.succeed(["profile", "alice@localhost"])
+            #expect(profile.contains("name: Alice Liddell\n"))
+            #expect(profile.contains("avatar: image/png, 3000 bytes, sha1 "))
+            try bob.succeed(["block", "alice@localhost"])
+            #expect(try bob.succeed(["blocklist"]) == "alice@localhost\n")
+            #expect(try alice.run(["send", "bob@localhost", "hello?"]).status == 69)
+            try bob.succeed(["unblock", "alice@localhost"])
+            #expect(try bob.succeed(["blocklist"]).isEmpty)
 
             // Another device of Bob's starts with an empty archive.
             try bobElsewhere.succeed(["login", "bob@localhost"], input: "bob-pw\n")

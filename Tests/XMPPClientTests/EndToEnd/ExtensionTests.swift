@@ -193,3 +193,57 @@ struct ClientFileSharingTests {
         #expect(HTTPTransfer.parse(Array("garbage\r\n\r\n".utf8)) == nil)
     }
 }
+
+/// Blocking (XEP-0191) and client state (XEP-0352) through the client kit.
+@Suite("Client blocking and state")
+struct ClientBlockingTests {
+    @Test("a blocked contact's messages bounce; unblocking everyone lets them through again")
+    func blockAndUnblock() async throws {
+        try await ServerFixture.run { server in
+            let (alice, aliceEvents, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            let bobJID = try JID("bob@localhost")
+            try await alice.block(bobJID)
+            #expect(try await alice.blocklist() == [bobJID])
+            let id = try await bob.send("let me in", to: try JID("alice@localhost"))
+            let bounce = try await bobEvents.first("the bounce") {
+                if case .messageFailed(id, _, let error) = $0 { error } else { nil }
+            }
+            guard case .stanzaError(.serviceUnavailable, _) = bounce else {
+                Issue.record("expected service-unavailable, got \(bounce)")
+                return
+            }
+            try await alice.unblock(nil)
+            #expect(try await alice.blocklist().isEmpty)
+            try await bob.send("thanks", to: try JID("alice@localhost"))
+            try await aliceEvents.first("bob's message") { if case .message(let m) = $0, m.body == "thanks" { m } else { nil } }
+            #expect(!aliceEvents.all.contains { if case .message(let m) = $0 { m.body == "let me in" } else { false } })
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("while inactive, a contact's presence waits for the next message")
+    func inactiveHoldsPresence() async throws {
+        try await ServerFixture.run { server in
+            let (alice, aliceEvents, bob, _) = try await ClientIMTests.friends(on: server)
+            await alice.setActive(false)
+            try await Task.sleep(for: .milliseconds(100))
+            let before = aliceEvents.all.count
+            await bob.setPresence(.away, status: "out")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!aliceEvents.all[before...].contains { if case .presence = $0 { true } else { false } })
+            try await bob.send("ping", to: try JID("alice@localhost"))
+            try await aliceEvents.first("the message") { if case .message(let m) = $0, m.body == "ping" { m } else { nil } }
+            let kinds = aliceEvents.all[before...].compactMap { event -> String? in
+                switch event {
+                case .presence(let p) where p.availability == .away: "presence"
+                case .message: "message"
+                default: nil
+                }
+            }
+            #expect(kinds == ["presence", "message"])
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+}

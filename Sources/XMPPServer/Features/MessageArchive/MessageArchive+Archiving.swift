@@ -121,8 +121,8 @@ final class ArchiveWriter: Sendable {
     struct Job: Sendable {
         let message: Element
         let timestamp: Int
-        /// The recipient's username: without that account (the message
-        /// bounces) no copy is kept.
+        /// The recipient's username: without that account, or when it
+        /// blocks the sender (the message bounces), no copy is kept.
         let recipient: String
         var copies: [Copy]
     }
@@ -194,11 +194,19 @@ final class ArchiveWriter: Sendable {
         return try stores.inTransaction(durable: false) {
             // One insert statement per archive, for all of its new items.
             var itemsByOwner: [String: [ArchiveItem]] = [:]
-            var accountExists: [String: Bool] = [:]
+            // Whether each recipient exists and takes messages from each
+            // sender (XEP-0191: one who blocks the sender while offline
+            // bounces it, so neither archive keeps it).
+            var reaches: [String: Bool] = [:]
             for job in jobs {
-                let exists = try accountExists[job.recipient] ?? stores.accounts.accountExists(job.recipient)
-                accountExists[job.recipient] = exists
-                guard exists, let xml = StoredStanza.serialize(job.message) else { continue }
+                let sender = job.message[attribute: "from"].flatMap { try? JID($0) }
+                let key = job.recipient + "\u{0}" + (sender?.bare.description ?? "")
+                let reached =
+                    try reaches[key]
+                    ?? (sender.map { try Blocking.reaches(job.recipient, from: $0, in: stores) }
+                        ?? stores.accounts.accountExists(job.recipient))
+                reaches[key] = reached
+                guard reached, let xml = StoredStanza.serialize(job.message) else { continue }
                 for copy in job.copies {
                     let peer = copy.peer.bare.description
                     if copy.rosterOnly, try stores.roster.item(peer, of: copy.owner)?.inRoster != true { continue }
