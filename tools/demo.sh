@@ -57,7 +57,7 @@ fed() {
 }
 
 step "Starting swiftletd on a free port of 127.0.0.1"
-"$bin/swiftletd" --listen 127.0.0.1:0 --data-dir "$work/server" >"$work/server.log" 2>&1 &
+"$bin/swiftletd" --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 --data-dir "$work/server" >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 300); do
     grep -q 'listening on 127.0.0.1:' "$work/server.log" && break

@@ -14,7 +14,7 @@ struct DemoModeTests {
     /// Starts `swiftletd demo` with `arguments`; returns it with its address.
     private func startDemo(_ arguments: [String]) throws -> (ChildProcess, SocketAddress) {
         let child = try ChildProcess(
-            try ChildProcess.builtExecutable("swiftletd"), ["demo", "--listen", "127.0.0.1:0"] + arguments)
+            try ChildProcess.builtExecutable("swiftletd"), ["demo", "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"] + arguments)
         let line = try child.waitForLine(containing: "Listening on: ", timeout: Self.timeout)
         let text = line.split(separator: "Listening on: ").last.map(String.init) ?? ""
         guard let address = SocketAddress(text.trimmingCharacters(in: .whitespaces)) else {
