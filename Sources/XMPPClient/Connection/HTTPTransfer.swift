@@ -103,8 +103,7 @@ final class HTTPTransfer: TCPConnectionHandler, @unchecked Sendable {
     private func write(_ bytes: [UInt8]) {
         guard let tls else { return connection?.write(bytes) ?? () }
         do {
-            try tls.send(plaintext: bytes)
-            connection?.write(tls.takeOutput())
+            connection?.write(try tls.seal(bytes))
         } catch {
             fail(.tls("\(error)"))
         }
@@ -124,17 +123,21 @@ final class HTTPTransfer: TCPConnectionHandler, @unchecked Sendable {
     }
 
     func didRead(bytes: UnsafeRawBufferPointer) {
-        var plaintext = Array(bytes)
-        if let tls {
-            do {
-                plaintext = try tls.receive(ciphertext: bytes)
-            } catch {
-                return fail(.tls("\(error)"))
-            }
-            let output = tls.takeOutput()
-            if !output.isEmpty { connection?.write(output) }
+        guard let tls else {
+            received += bytes
+            return checkSize()
         }
-        received += plaintext
+        do {
+            let opened = try tls.open(bytes)
+            if !opened.reply.isEmpty { connection?.write(opened.reply) }
+            received += opened.plaintext
+        } catch {
+            return fail(.tls("\(error)"))
+        }
+        checkSize()
+    }
+
+    private func checkSize() {
         if received.count > Self.maximumResponseSize { fail(.invalidRequest("the response is too large")) }
     }
 

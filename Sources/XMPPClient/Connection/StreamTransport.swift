@@ -96,8 +96,7 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
         guard let connection, connection.isOpen else { return }
         guard let tls else { return connection.write(bytes) }
         do {
-            try tls.send(plaintext: bytes)
-            connection.write(tls.takeOutput())
+            connection.write(try tls.seal(bytes))
         } catch {
             fail(.tls("\(error)"))
         }
@@ -167,12 +166,12 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
         guard let tls else { return deliver(parser.feed(bytes)) }
         let plaintext: [UInt8]
         do {
-            plaintext = try tls.receive(ciphertext: bytes)
+            let opened = try tls.open(bytes)
+            plaintext = opened.plaintext
+            if !opened.reply.isEmpty { connection?.write(opened.reply) }
         } catch {
             return fail(.tls("\(error)"))
         }
-        let output = tls.takeOutput()
-        if !output.isEmpty { connection?.write(output) }
         if tls.isHandshakeComplete, let handshake {
             self.handshake = nil
             handshake.resume()
