@@ -58,15 +58,20 @@ import Testing
             #expect(try pragma("foreign_keys", of: database) == "1")
             #expect(try pragma("synchronous", of: database) == "2", "FULL by default")
             #expect(try pragma("busy_timeout", of: database) == "5000")
+            #expect(try pragma("cache_size", of: database) == "-16384", "16 MiB")
+            #expect(try pragma("wal_autocheckpoint", of: database) == "4000")
             try database.execute("INSERT INTO t VALUES ('x')")
             #expect(FileManager.default.fileExists(atPath: path + "-wal"))
 
             let relaxed = try Database(
                 path: path,
                 configuration: Database.Configuration(
-                    busyTimeout: .milliseconds(250), synchronous: .normal))
+                    busyTimeout: .milliseconds(250), synchronous: .normal, cacheKiB: 512,
+                    walAutocheckpointPages: 100))
             #expect(try pragma("synchronous", of: relaxed) == "1")
             #expect(try pragma("busy_timeout", of: relaxed) == "250")
+            #expect(try pragma("cache_size", of: relaxed) == "-512")
+            #expect(try pragma("wal_autocheckpoint", of: relaxed) == "100")
         }
     }
 

@@ -37,6 +37,24 @@ import Testing
         #expect(try !statement.step())
     }
 
+    @Test func typedBindsMatchTheGeneralOne() throws {
+        let database = try Database.inMemory()
+        let statement = try database.prepare("SELECT ?, ?, ?, ?, typeof(?4), ?")
+        try statement.bind(integer: .min, at: 1)
+        try statement.bind(text: "emoji 🎭, é", at: 2)
+        try statement.bind(text: "", at: 3)
+        try statement.bind(text: nil, at: 4)
+        try statement.bind(integer: 7, at: 5)
+        #expect(try statement.step())
+        #expect(statement.int64(at: 0) == .min)
+        #expect(statement.string(at: 1) == "emoji 🎭, é")
+        #expect(statement.string(at: 2) == "", "the empty string is not NULL")
+        #expect(statement.string(at: 3) == nil)
+        #expect(statement.string(at: 4) == "null")
+        #expect(statement.int(at: 5) == 7)
+        #expect(throws: DatabaseError.self) { try statement.bind(integer: 1, at: 7) }
+    }
+
     @Test func aStatementRunsAgainAfterReset() throws {
         let database = try makeTable()
         let insert = try database.prepare("INSERT INTO t (name) VALUES (?)")

@@ -16,6 +16,16 @@ each round on a freshly started process, without TLS:
 Every message is checked to arrive exactly once, at its own receiver.
 Medians over the rounds are printed as Markdown tables (JSON with --json).
 
+swiftletd archives one-to-one messages (XEP-0313) by default; Prosody and
+ejabberd, as configured here, do not. The servers to choose from:
+  swiftletd            swiftletd's defaults: archive on
+  swiftletd-noarchive  the same binary with `archive = off`
+  prosody              Prosody without mod_mam (nothing archived)
+  prosody-mam          Prosody with mod_mam, its defaults (archive all)
+  ejabberd             ejabberd without mod_mam (nothing archived)
+The default is swiftletd,prosody,ejabberd; to see what archiving costs,
+e.g. --servers swiftletd,swiftletd-noarchive,prosody,prosody-mam.
+
 Usage: routing.py --swiftletd PATH [options]   (see --help)
 """
 import argparse
@@ -42,13 +52,16 @@ OFFLINE_SENDERS = 10
 OFFLINE_USER = "offline0"
 OFFLINE_DELIVERY_SECONDS = 60
 DRAIN_SECONDS = 10  # after sending stops, for the messages in flight
-SERVER_NAMES = ("swiftletd", "prosody", "ejabberd")
+SERVER_NAMES = ("swiftletd", "swiftletd-noarchive", "prosody", "prosody-mam", "ejabberd")
+DEFAULT_SERVERS = ("swiftletd", "prosody", "ejabberd")
 
 
 def parse_arguments():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\nUsage")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--swiftletd", required=True, help="the swiftletd binary (a release build)")
-    parser.add_argument("--servers", default=",".join(SERVER_NAMES), help="servers to run, in this order")
+    parser.add_argument("--servers", default=",".join(DEFAULT_SERVERS),
+                        help=f"servers to run, in this order, of: {', '.join(SERVER_NAMES)} (see above)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds over all servers (medians are reported)")
     parser.add_argument("--pairs", default="50,200", help="sender/receiver pair counts, ascending")
     parser.add_argument("--window", type=int, default=16, help="messages in flight per pair")
@@ -77,16 +90,33 @@ def parse_arguments():
 class RoutingSwiftletd(servers.Swiftletd):
     """swiftletd as in servers.py, with a config file that raises the
     offline quota (default 1000) so that the offline phase fits (Prosody
-    has no quota; ejabberd's is raised the same way) and sets `threads`."""
+    has no quota; ejabberd's is raised the same way), sets `threads`, and
+    with `archive=False` turns the message archive off (it is on by
+    default), as the server `swiftletd-noarchive`."""
 
-    def __init__(self, directory, binary, threads):
+    def __init__(self, directory, binary, threads, archive=True):
         super().__init__(directory, binary)
+        self.archive = archive
+        self.name = "swiftletd" if archive else "swiftletd-noarchive"
         self.config_path = os.path.join(directory, "swiftletd.conf")
         with open(self.config_path, "w") as config:
-            config.write(f"offline_quota = 1000000\nthreads = {threads}\n")
+            config.write(f"offline_quota = 1000000\nthreads = {threads}\narchive = {'on' if archive else 'off'}\n")
 
     def command(self):
         return super().command() + ["--config", self.config_path]
+
+    def version(self):
+        return super().version() + ("" if self.archive else " (archive = off)")
+
+
+class ProsodyMAM(servers.Prosody):
+    """Prosody as in servers.py plus mod_mam (XEP-0313) with its defaults:
+    every message archived for both parties (`default_archive_policy =
+    true`), in the same internal (file) storage, without fsync; items
+    expire after a week and an archive over 10,000 items is truncated."""
+
+    name = "prosody-mam"
+    modules = servers.Prosody.modules + ("mam",)
 
 
 def user_names(arguments):
@@ -129,8 +159,10 @@ async def measure_routing(server, senders, receivers, arguments, run_ids):
     errors_before, _ = session_errors(senders + receivers)
     run = routing_load.RoutingRun(next(run_ids), senders, receivers, per_pair, arguments.window)
     server_cpu, client_cpu = server.cpu_seconds(), benchmark.client_cpu_seconds()
+    threads_before = server.thread_cpu_seconds()
     await run.run(arguments.seconds, DRAIN_SECONDS)
     server_cpu = server.cpu_seconds() - server_cpu
+    threads = split_thread_cpu(threads_before, server.thread_cpu_seconds())
     client_cpu = benchmark.client_cpu_seconds() - client_cpu
     run.detach(receivers)
     wall = (run.last_received_ns - run.started_ns) / 1e9
@@ -146,8 +178,21 @@ async def measure_routing(server, senders, receivers, arguments, run_ids):
         "p50_ms": percentile(latencies, 0.50) / 1e6, "p99_ms": percentile(latencies, 0.99) / 1e6,
         "server_cpu_s": server_cpu, "server_cpu_us_per_msg": server_cpu / run.received * 1e6 if run.received else None,
         "server_cpu_share": server_cpu / wall if wall > 0 else None,
+        "loop_cpu_us_per_msg": threads["loop"] / run.received * 1e6 if run.received else None,
+        "other_threads_cpu_us_per_msg": threads["other"] / run.received * 1e6 if run.received else None,
         "client_cpu_share": client_cpu / wall if wall > 0 else None,
     }
+
+
+def split_thread_cpu(before, after):
+    """CPU seconds between two `thread_cpu_seconds()` readings, split into
+    swiftletd's event loops (threads named swiftlet.loop…) and every other
+    thread (for swiftletd mostly the storage thread, which keeps the
+    process's name)."""
+    split = {"loop": 0.0, "other": 0.0}
+    for tid, (name, seconds) in after.items():
+        split["loop" if name.startswith("swiftlet.loop") else "other"] += seconds - before.get(tid, (name, 0.0))[1]
+    return split
 
 
 async def measure_offline(server, target, senders, arguments, run_ids):
@@ -213,10 +258,13 @@ async def run(arguments, workdir, report, started):
     chosen = []
     for name in arguments.server_names:
         directory = os.path.join(workdir, name)
-        if name == "swiftletd":
-            chosen.append(RoutingSwiftletd(directory, arguments.swiftletd, arguments.swiftletd_threads))
+        if name in ("swiftletd", "swiftletd-noarchive"):
+            chosen.append(RoutingSwiftletd(
+                directory, arguments.swiftletd, arguments.swiftletd_threads, archive=name == "swiftletd"))
         elif name == "prosody":
             chosen.append(servers.Prosody(directory))
+        elif name == "prosody-mam":
+            chosen.append(ProsodyMAM(directory))
         elif ejabberd.available():
             chosen.append(ejabberd.Ejabberd(directory))
         else:
@@ -280,14 +328,33 @@ def format_tables(report, arguments):
                 f"{sum(r['lost'] + r['warmup_lost'] for r in rows)} | "
                 f"{sum(r['duplicates'] + r['warmup_duplicates'] for r in rows)} | "
                 f"{sum(r['misrouted'] for r in rows)} | {sum(r['errors'] for r in rows)} |")
-        ours = medians.get(("swiftletd", pairs))
-        for other in names[1:]:
-            theirs = medians.get((other, pairs))
-            if ours and theirs and "swiftletd" in names:
+        # swiftletd against each other server, and each archiving variant
+        # against the same server without it.
+        compared = [("swiftletd", other) for other in names if other != "swiftletd"]
+        compared += [("prosody-mam", "prosody")] if "prosody-mam" in names else []
+        for mine, other in compared:
+            ours, theirs = medians.get((mine, pairs)), medians.get((other, pairs))
+            if ours and theirs:
                 lines.append(
-                    f"| {pairs} | **swiftletd / {other}** | **{ratio(ours['msgs_per_s'], theirs['msgs_per_s'])}** | "
+                    f"| {pairs} | **{mine} / {other}** | **{ratio(ours['msgs_per_s'], theirs['msgs_per_s'])}** | "
                     f"{ratio(ours['p50_ms'], theirs['p50_ms'])} | {ratio(ours['p99_ms'], theirs['p99_ms'])} | "
                     f"{ratio(ours['server_cpu_us_per_msg'], theirs['server_cpu_us_per_msg'])} | | | | | | |")
+    ours = [name for name in names if name.startswith("swiftletd")]
+    if ours:
+        lines += [
+            "",
+            "| pairs | server | server CPU µs/msg | event loop µs/msg | other threads (storage) µs/msg |",
+            "|---:|---|---:|---:|---:|",
+        ]
+        for pairs in arguments.pair_counts:
+            for name in ours:
+                rows = [r for r in report["routing"] if r["server"] == name and r["pairs"] == pairs]
+                if rows:
+                    m = {key: median_of(rows, key) or 0 for key in (
+                        "server_cpu_us_per_msg", "loop_cpu_us_per_msg", "other_threads_cpu_us_per_msg")}
+                    lines.append(
+                        f"| {pairs} | {name} | {m['server_cpu_us_per_msg']:.1f} | {m['loop_cpu_us_per_msg']:.1f} | "
+                        f"{m['other_threads_cpu_us_per_msg']:.1f} |")
     lines += [
         "",
         f"| offline ({arguments.offline} msgs) | store msgs/s | deliver msgs/s | store CPU µs/msg "

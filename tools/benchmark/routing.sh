@@ -6,6 +6,9 @@
 # routing.py (see --help). The build's scratch dir is .build unless
 # SWIFTLET_BENCH_SCRATCH says otherwise. The run is stopped after 15
 # minutes at most (it takes about 5).
+# `--servers swiftletd,swiftletd-noarchive,prosody,prosody-mam` adds
+# swiftletd with its message archive off and Prosody with mod_mam, to
+# measure what archiving costs (see routing.py --help).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scratch="${SWIFTLET_BENCH_SCRATCH:-.build}"

@@ -75,6 +75,21 @@ class ServerProcess:
             fields = stat.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
+    def thread_cpu_seconds(self):
+        """{thread id: (thread name, utime + stime)} from /proc/PID/task;
+        threads that end in between are missing."""
+        threads = {}
+        for tid in os.listdir(f"/proc/{self.pid}/task"):
+            try:
+                with open(f"/proc/{self.pid}/task/{tid}/stat") as stat:
+                    text = stat.read()
+            except FileNotFoundError:
+                continue
+            name = text[text.index("(") + 1:text.rindex(")")]
+            fields = text.rsplit(")", 1)[1].split()
+            threads[int(tid)] = (name, (int(fields[11]) + int(fields[12])) / CLOCK_TICKS)
+        return threads
+
     def memory_kib(self):
         """(VmRSS, RssAnon) of /proc/PID/status, in KiB: all resident
         pages, and those not backed by a file (heap and stacks, as opposed
@@ -130,7 +145,7 @@ s2s_ports = {{}}
 component_ports = {{}}
 http_ports = {{}}
 https_ports = {{}}
-modules_enabled = {{ "roster", "saslauth", "tls", "disco", "ping" }}
+modules_enabled = {{ {modules} }}
 modules_disabled = {{ "s2s" }}
 authentication = "internal_hashed"
 default_iteration_count = 4096  -- as swiftletd's default
@@ -152,6 +167,8 @@ class Prosody(ServerProcess):
     file."""
 
     name = "prosody"
+    #: The modules loaded besides those Prosody always loads.
+    modules = ("roster", "saslauth", "tls", "disco", "ping")
 
     def __init__(self, directory):
         super().__init__(directory)
@@ -164,7 +181,9 @@ class Prosody(ServerProcess):
              "-out", os.path.join(directory, "localhost.crt")],
             check=True, capture_output=True, timeout=60)
         with open(self.config_path, "w") as config:
-            config.write(PROSODY_CONFIG.format(dir=directory, port=self.port, domain=DOMAIN))
+            config.write(PROSODY_CONFIG.format(
+                dir=directory, port=self.port, domain=DOMAIN,
+                modules=", ".join(f'"{module}"' for module in self.modules)))
 
     def command(self):
         return ["prosody", "--config", self.config_path, "-F"]

@@ -33,8 +33,14 @@ public final class SQLiteArchiveStore: ArchiveStore {
             var added = 0
             for item in items {
                 precondition(item.sequence > 0, "archive sequences start at 1")
-                try statement.bind(
-                    item.sequence, accountID, item.timestamp, item.peer.bare, item.peer.resource, item.stanza)
+                // One call per column, with no `DatabaseValue` in between:
+                // this runs for every archived copy of every message.
+                try statement.bind(integer: item.sequence, at: 1)
+                try statement.bind(integer: accountID, at: 2)
+                try statement.bind(integer: Int64(item.timestamp), at: 3)
+                try statement.bind(text: item.peer.bare, at: 4)
+                try statement.bind(text: item.peer.resource, at: 5)
+                try statement.bind(text: item.stanza, at: 6)
                 try statement.run()
                 statement.reset()
                 added += database.changes

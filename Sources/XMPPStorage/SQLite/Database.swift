@@ -15,11 +15,32 @@ public final class Database {
         public var busyTimeout: Duration
         /// When SQLite waits for the disk. Default: `.full`.
         public var synchronous: Synchronous
+        /// The most memory the connection keeps for database pages, in
+        /// KiB (`PRAGMA cache_size = -N`). Default: 16384 (16 MiB), where
+        /// SQLite's is 2 MiB. Every archived message adds an entry to two
+        /// indexes per archive, at a leaf page of its own for each active
+        /// user; with a few hundred users chatting those leaves outgrow
+        /// 2 MiB, and each is then read again (from the file, or the
+        /// system's file cache) for every batch. Memory is taken only as
+        /// pages are used.
+        public var cacheKiB: Int
+        /// How many pages the WAL file may hold before a commit copies them
+        /// into the database file and syncs it (`PRAGMA wal_autocheckpoint`).
+        /// Default: 4000 (16 MiB with 4 KiB pages), where SQLite's is 1000.
+        /// A page written again and again (an index leaf, under a stream
+        /// of messages) is copied once per checkpoint, so fewer, larger
+        /// checkpoints write less; the WAL file keeps its largest size.
+        public var walAutocheckpointPages: Int
 
         /// Creates a configuration; the defaults suit the server.
-        public init(busyTimeout: Duration = .seconds(5), synchronous: Synchronous = .full) {
+        public init(
+            busyTimeout: Duration = .seconds(5), synchronous: Synchronous = .full, cacheKiB: Int = 16384,
+            walAutocheckpointPages: Int = 4000
+        ) {
             self.busyTimeout = busyTimeout
             self.synchronous = synchronous
+            self.cacheKiB = cacheKiB
+            self.walAutocheckpointPages = walAutocheckpointPages
         }
     }
 
@@ -67,6 +88,7 @@ public final class Database {
         // even two separate connections (the storage thread's and, in the same
         // process, a test's or an admin command's) may run on two threads.
         precondition(sqlite3_threadsafe() != 0, "SQLite was built without thread support")
+        _ = Self.configureLibrary
         var connection: OpaquePointer?
         // SQLITE_OPEN_NOMUTEX puts the connection in "multi-thread" mode: it
         // skips the per-connection mutex, which is safe because a connection is
@@ -100,6 +122,23 @@ public final class Database {
         close()
     }
 
+    /// Process-wide settings, made once, before the first connection opens
+    /// (Swift runs a static initializer once, and other threads that need
+    /// it wait): memory statistics off (`SQLITE_CONFIG_MEMSTATUS`).
+    ///
+    /// With them on, which is SQLite's default, every allocation and free
+    /// takes one mutex shared by all connections, to keep a count that
+    /// nothing here reads: no code calls `sqlite3_memory_used`,
+    /// `sqlite3_status` or the heap limits (which would need the count).
+    /// If SQLite was initialized before (by other code in the process),
+    /// `sqlite3_config` returns `SQLITE_MISUSE` and changes nothing: the
+    /// statistics stay on, which is only slower.
+    ///
+    /// The corresponding C function is `sqlite3_config`.
+    private static let configureLibrary: Void = {
+        _ = swiftlet_sqlite_disable_memory_statistics()
+    }()
+
     /// Sets up a freshly opened connection.
     ///
     /// The corresponding C functions are `sqlite3_extended_result_codes` and
@@ -126,6 +165,10 @@ public final class Database {
         // CASCADE does nothing.
         try execute("PRAGMA foreign_keys = ON", on: connection)
         try execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)", on: connection)
+        try execute("PRAGMA cache_size = \(-max(configuration.cacheKiB, 1))", on: connection)
+        if !inMemory {
+            try execute("PRAGMA wal_autocheckpoint = \(max(configuration.walAutocheckpointPages, 1))", on: connection)
+        }
     }
 
     /// `duration` in whole milliseconds, clamped to what `sqlite3_busy_timeout` takes.

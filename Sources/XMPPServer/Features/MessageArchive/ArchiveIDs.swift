@@ -38,10 +38,15 @@ final class ArchiveIDs: Sendable {
     func id(for sequence: Int64) -> String {
         precondition(sequence > 0, "archive sequences are positive")
         let value = current.apply(UInt64(sequence))
-        let characters = (0..<Self.length).map { index in
-            Self.alphabet[Int(truncatingIfNeeded: value >> UInt64(5 * (Self.length - 1 - index))) & 31]
+        // Written straight into the string's storage: one id per routed
+        // message, so no intermediate array.
+        let alphabet = Self.alphabet
+        return String(unsafeUninitializedCapacity: Self.length) { characters in
+            for index in 0..<Self.length {
+                characters[index] = alphabet[Int(truncatingIfNeeded: value >> UInt64(5 * (Self.length - 1 - index))) & 31]
+            }
+            return Self.length
         }
-        return String(decoding: characters, as: UTF8.self)
     }
 
     /// The sequence `id` stands for, or `nil` when no item can have it

@@ -15,6 +15,7 @@ extension MessageArchive {
         else { return }
         let stored = element
         var copies: [ArchiveWriter.Copy] = []
+        copies.reserveCapacity(2)
         // Outgoing, in the sender's archive, matched on `to` (XEP-0441 §2.3.2).
         let outgoing = policy.decision(for: senderName, with: route.recipient)
         if outgoing != .skip {
@@ -40,11 +41,11 @@ extension MessageArchive {
         let job = ArchiveWriter.Job(
             message: stored, timestamp: clock.milliseconds, recipient: recipientName, copies: copies)
         let server = route.session.server
-        let (sequences, waiting) = writer.append(job, storage: server.storage, log: server.log)
+        let (firstSequence, waiting) = writer.append(job, storage: server.storage, log: server.log)
         if let stamped {
             element.append(Element(
                 "stanza-id", namespace: NS.stanzaID,
-                attributes: ["id": ids.id(for: sequences[stamped.copy]), "by": stamped.by.description]))
+                attributes: ["id": ids.id(for: firstSequence + Int64(stamped.copy)), "by": stamped.by.description]))
         }
         if waiting > ArchiveWriter.highWaterMark {
             // The disk falls behind: this sender waits for the writes
@@ -152,28 +153,30 @@ final class ArchiveWriter: Sendable {
 
     /// Gives `job`'s copies their sequences and queues it, and a flush on
     /// `storage` unless one is queued already. Sequences follow the queue's
-    /// order, which is the order the flush writes in.
-    /// - Returns: The copies' sequences, and how many jobs wait, this one
-    ///   included.
+    /// order, which is the order the flush writes in; a job's copies get
+    /// consecutive ones.
+    /// - Returns: The sequence of the job's first copy (copy *i* has
+    ///   `firstSequence + i`), and how many jobs wait, this one included.
     @discardableResult
-    func append(_ job: Job, storage: any StorageJobs, log: Logger) -> (sequences: [Int64], waiting: Int) {
+    func append(_ job: Job, storage: any StorageJobs, log: Logger) -> (firstSequence: Int64, waiting: Int) {
         var job = job
-        let (sequences, needsFlush, waiting) = state.withLock { state in
+        let (firstSequence, needsFlush, waiting) = state.withLock { state in
             precondition(state.nextSequence > 0, "archive written before its last sequence was loaded")
+            let first = state.nextSequence
             for index in job.copies.indices {
                 job.copies[index].sequence = state.nextSequence
                 state.nextSequence += 1
             }
             state.jobs.append(job)
             defer { state.flushQueued = true }
-            return (job.copies.map(\.sequence), !state.flushQueued, state.jobs.count)
+            return (first, !state.flushQueued, state.jobs.count)
         }
         if needsFlush {
             storage.submit({ [self] stores in try flush(stores, log: log) }) { result in
                 if case .failure(let error) = result { log.error("archive write failed, messages lost: \(error)") }
             }
         }
-        return (sequences, waiting)
+        return (firstSequence, waiting)
     }
 
     /// Writes every waiting job in one transaction; call on the storage
