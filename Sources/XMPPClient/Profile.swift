@@ -19,10 +19,7 @@ public struct Profile: Sendable, Hashable {
         /// The lowercase hex SHA-1 of the bytes: the XEP-0153 hash that
         /// presence carries, so contacts know when to fetch it again.
         public var hash: String {
-            HashFunction.sha1.hash(data).map { byte in
-                let digits = Array("0123456789abcdef")
-                return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-            }.joined()
+            Hex.encode(HashFunction.sha1.hash(data))
         }
     }
 

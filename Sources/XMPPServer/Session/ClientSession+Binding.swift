@@ -59,10 +59,7 @@ extension ClientSession {
     /// A resource for clients that ask the server to choose one: random,
     /// so it never collides with a session that is still open.
     static func generatedResource() -> String {
-        "swiftlet-" + Crypto.randomBytes(count: 6).map { byte in
-            let hex = Array("0123456789abcdef".utf8)
-            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
-        }.joined()
+        "swiftlet-" + Hex.encode(Crypto.randomBytes(count: 6))
     }
 
     /// Ends this session because another one bound the same full JID.
