@@ -114,8 +114,6 @@ final class ArchiveWriter: Sendable {
         let peer: JID
         /// Whether to keep it only if `peer` is in the owner's roster.
         let rosterOnly: Bool
-        /// The item's sequence, which `append` assigns.
-        var sequence: Int64 = 0
     }
 
     /// A routed message and its copies.
@@ -125,7 +123,11 @@ final class ArchiveWriter: Sendable {
         /// The recipient's username: without that account, or when it
         /// blocks the sender (the message bounces), no copy is kept.
         let recipient: String
-        var copies: [Copy]
+        let copies: [Copy]
+        /// The sequence of the first copy, which `append` assigns; copy *i*
+        /// has `firstSequence + i`. (Kept here rather than in each copy, so
+        /// that numbering does not copy the routing path's array.)
+        var firstSequence: Int64 = 0
     }
 
     private struct State {
@@ -162,14 +164,11 @@ final class ArchiveWriter: Sendable {
         var job = job
         let (firstSequence, needsFlush, waiting) = state.withLock { state in
             precondition(state.nextSequence > 0, "archive written before its last sequence was loaded")
-            let first = state.nextSequence
-            for index in job.copies.indices {
-                job.copies[index].sequence = state.nextSequence
-                state.nextSequence += 1
-            }
+            job.firstSequence = state.nextSequence
+            state.nextSequence += Int64(job.copies.count)
             state.jobs.append(job)
             defer { state.flushQueued = true }
-            return (first, !state.flushQueued, state.jobs.count)
+            return (job.firstSequence, !state.flushQueued, state.jobs.count)
         }
         if needsFlush {
             storage.submit({ [self] stores in try flush(stores, log: log) }) { result in
@@ -210,11 +209,11 @@ final class ArchiveWriter: Sendable {
                         ?? stores.accounts.accountExists(job.recipient))
                 reaches[key] = reached
                 guard reached, let xml = StoredStanza.serialize(job.message) else { continue }
-                for copy in job.copies {
+                for (offset, copy) in job.copies.enumerated() {
                     let peer = copy.peer.bare.description
                     if copy.rosterOnly, try stores.roster.item(peer, of: copy.owner)?.inRoster != true { continue }
                     itemsByOwner[copy.owner, default: []].append(ArchiveItem(
-                        sequence: copy.sequence, timestamp: job.timestamp,
+                        sequence: job.firstSequence + Int64(offset), timestamp: job.timestamp,
                         peer: ArchivePeer(bare: peer, resource: copy.peer.resourcepart), stanza: xml))
                 }
             }
