@@ -193,6 +193,44 @@ public enum Storage {
                 CREATE INDEX uploads_by_created ON uploads (created);
                 """)
         }
+        migrator.register("0009-archive-messages-once") { database in
+            // Each message once, whatever number of archives keep it, and
+            // small per-archive items clustered by account: see
+            // SQLiteArchiveStore. Old rows become one-copy messages.
+            try database.execute(
+                """
+                CREATE TABLE archive_stanzas (
+                    id INTEGER PRIMARY KEY,
+                    timestamp INTEGER NOT NULL,
+                    stanza TEXT NOT NULL,
+                    copies INTEGER NOT NULL CHECK (copies > 0)
+                );
+                CREATE TABLE archive_items (
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    id INTEGER NOT NULL,
+                    timestamp INTEGER NOT NULL,
+                    peer TEXT NOT NULL,
+                    peer_resource TEXT,
+                    stanza_id INTEGER NOT NULL,
+                    PRIMARY KEY (account_id, id)
+                ) WITHOUT ROWID;
+                CREATE TABLE archive_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    last_sequence INTEGER NOT NULL
+                );
+                INSERT INTO archive_stanzas (id, timestamp, stanza, copies)
+                    SELECT id, timestamp, stanza, 1 FROM archive_messages;
+                INSERT INTO archive_items (account_id, id, timestamp, peer, peer_resource, stanza_id)
+                    SELECT account_id, id, timestamp, peer, peer_resource, id FROM archive_messages;
+                INSERT INTO archive_state (id, last_sequence) VALUES (
+                    1, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'archive_messages'), 0));
+                DROP TABLE archive_messages;
+                CREATE TRIGGER archive_item_deleted AFTER DELETE ON archive_items BEGIN
+                    DELETE FROM archive_stanzas WHERE id = old.stanza_id AND copies = 1;
+                    UPDATE archive_stanzas SET copies = copies - 1 WHERE id = old.stanza_id;
+                END;
+                """)
+        }
         return migrator
     }
 }

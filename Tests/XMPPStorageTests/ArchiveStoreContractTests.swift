@@ -59,9 +59,33 @@ import XMPPCore
         let item = ArchiveItem(sequence: 5, timestamp: 1, peer: Self.juliet, stanza: "<m/>")
         #expect(try archive.append(item, for: "romeo"))
         #expect(try !archive.append(ArchiveItem(sequence: 5, timestamp: 2, peer: Self.juliet, stanza: "<n/>"), for: "romeo"))
-        #expect(try !archive.append(item, for: "juliet"), "a sequence names one item of all archives")
         #expect(try archive.query(ArchiveQuery(max: 10), for: "romeo").items == [item])
-        #expect(try archive.count(for: "juliet") == 0)
+    }
+
+    @Test(arguments: StoresKind.allCases)
+    func aMessageWithTwoCopiesIsInBothArchivesUntilBothAreGone(kind: StoresKind) throws {
+        let stores = try kind.makeStores(withAccounts: "romeo", "juliet")
+        let archive = stores.archive
+        let message = ArchivedMessage(
+            timestamp: 42, stanza: Self.stanza,
+            copies: [
+                ArchiveCopy(owner: "juliet", sequence: 11, peer: ArchivePeer(bare: "romeo@montague.lit")),
+                ArchiveCopy(owner: "romeo", sequence: 12, peer: ArchivePeer(bare: "juliet@capulet.lit", resource: "balcony")),
+                ArchiveCopy(owner: "nobody", sequence: 13, peer: Self.juliet),
+            ])
+        #expect(try archive.append([message]) == 2, "no copy for an unknown account")
+        #expect(try archive.append([message]) == 0, "each archive holds a sequence once")
+        let expected = ArchiveItem(
+            sequence: 12, timestamp: 42, peer: ArchivePeer(bare: "juliet@capulet.lit", resource: "balcony"),
+            stanza: Self.stanza)
+        #expect(try archive.query(ArchiveQuery(max: 10), for: "romeo").items == [expected])
+        #expect(try ids(archive.query(ArchiveQuery(max: 10), for: "juliet")) == [11])
+        #expect(try archive.lastSequence() == 12)
+        // One copy going leaves the other whole.
+        #expect(try stores.accounts.deleteAccount("juliet"))
+        #expect(try archive.query(ArchiveQuery(max: 10), for: "romeo").items == [expected])
+        #expect(try archive.removeMessages(before: 43, limit: 10) == 1)
+        #expect(try archive.count(for: "romeo") == 0)
     }
 
     @Test(arguments: StoresKind.allCases)
@@ -80,10 +104,10 @@ import XMPPCore
     }
 
     @Test(arguments: StoresKind.allCases)
-    func unknownAccountsReadEmptyAndCannotBeWritten(kind: StoresKind) throws {
+    func unknownAccountsReadEmptyAndKeepNothing(kind: StoresKind) throws {
         let archive = try kind.makeStores(withAccounts: "romeo").archive
         let item = ArchiveItem(sequence: 1, timestamp: 1, peer: Self.juliet, stanza: "<m/>")
-        #expect(throws: UnknownAccountError(username: "nobody")) { try archive.append(item, for: "nobody") }
+        #expect(try !archive.append(item, for: "nobody"))
         #expect(throws: UnknownAccountError(username: "nobody")) {
             try archive.setPreferences(ArchivePreferences(defaultRule: .never), of: "nobody")
         }
@@ -216,7 +240,7 @@ import XMPPCore
     }
 
     @Test(arguments: StoresKind.allCases)
-    func retentionRemovesTheOldestItemsWithoutHoles(kind: StoresKind) throws {
+    func retentionRemovesTheOldestMessagesWithoutHoles(kind: StoresKind) throws {
         let stores = try kind.makeStores(withAccounts: "romeo", "juliet")
         let archive = stores.archive
         for (index, (user, timestamp)) in [("romeo", 100), ("juliet", 200), ("romeo", 300), ("romeo", 50), ("juliet", 400)]
@@ -227,18 +251,37 @@ import XMPPCore
         }
         // Items up to the first stamped at or after 250 (3) go; 4 is older
         // but comes after 3, and removing it would leave a hole.
-        #expect(try archive.removeItems(before: 250, limit: 1) == 1)
-        #expect(try archive.removeItems(before: 250, limit: 100) == 1)
-        #expect(try archive.removeItems(before: 250, limit: 100) == 0)
+        #expect(try archive.removeMessages(before: 250, limit: 1) == 1)
+        #expect(try archive.removeMessages(before: 250, limit: 100) == 1)
+        #expect(try archive.removeMessages(before: 250, limit: 100) == 0)
         #expect(try ids(archive.query(ArchiveQuery(max: 10), for: "romeo")) == [3, 4])
         #expect(try ids(archive.query(ArchiveQuery(max: 10), for: "juliet")) == [5])
-        #expect(try archive.removeItems(before: 1000, limit: 100) == 3)
+        #expect(try archive.removeMessages(before: 1000, limit: 100) == 3)
         #expect(try archive.count(for: "romeo") + archive.count(for: "juliet") == 0)
         // A removed item is unknown from then on, and its sequence not reused.
         #expect(throws: ArchiveItemNotFound(sequence: 3)) {
             try archive.query(ArchiveQuery(position: .after(3), max: 5), for: "romeo")
         }
         #expect(try archive.lastSequence() == 5)
+    }
+
+    @Test(arguments: StoresKind.allCases)
+    func retentionCountsMessagesAndTakesEveryCopy(kind: StoresKind) throws {
+        let archive = try kind.makeStores(withAccounts: "romeo", "juliet").archive
+        let messages = (0..<3).map { number in
+            ArchivedMessage(
+                timestamp: number * 100, stanza: "<m>\(number)</m>",
+                copies: [
+                    ArchiveCopy(owner: "romeo", sequence: Int64(2 * number + 1), peer: Self.juliet),
+                    ArchiveCopy(owner: "juliet", sequence: Int64(2 * number + 2), peer: ArchivePeer(bare: "romeo@x")),
+                ])
+        }
+        #expect(try archive.append(messages) == 6)
+        #expect(try archive.removeMessages(before: 150, limit: 1) == 1)
+        #expect(try ids(archive.query(ArchiveQuery(max: 10), for: "romeo")) == [3, 5])
+        #expect(try ids(archive.query(ArchiveQuery(max: 10), for: "juliet")) == [4, 6])
+        #expect(try archive.removeMessages(before: 150, limit: 10) == 1)
+        #expect(try archive.query(ArchiveQuery(max: 10), for: "juliet").items.map(\.stanza) == ["<m>2</m>"])
     }
 
     @Test(arguments: StoresKind.allCases)

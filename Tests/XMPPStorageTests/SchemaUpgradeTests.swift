@@ -88,4 +88,54 @@ import XMPPCore
             #expect(messageCount == 0)
         }
     }
+
+    /// The server's migrations up to and including `last`, as a version
+    /// that shipped with them ran them.
+    private func migrator(through last: String) -> Migrator {
+        var migrator = Migrator()
+        for migration in Storage.migrator.migrations {
+            migrator.register(migration.name, migrate: migration.migrate)
+            if migration.name == last { break }
+        }
+        return migrator
+    }
+
+    @Test func archivedMessagesSurviveTheMoveToStanzasStoredOnce() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let old = try Database(path: directory + "/" + Storage.fileName)
+                try migrator(through: "0008-uploads").migrate(old)
+                let stores = Stores(database: old)
+                for username in ["romeo", "juliet"] {
+                    #expect(try stores.accounts.createAccount(username, credentials: sampleCredentialPair()))
+                }
+                try old.execute(
+                    """
+                    INSERT INTO archive_messages (id, account_id, timestamp, peer, peer_resource, stanza) VALUES
+                        (7, 1, 1000, 'juliet@x', 'balcony', '<m>1</m>'),
+                        (8, 2, 1000, 'romeo@x', NULL, '<m>1</m>'),
+                        (20, 1, 2000, 'nurse@x', NULL, '<m>2</m>');
+                    DELETE FROM archive_messages WHERE id = 20;
+                    """)
+                old.close()
+            }
+            let storage = try Storage.open(directory: directory)
+            defer { storage.shutdown() }
+            let (romeo, juliet, last) = try storage.perform { stores in
+                (
+                    try stores.archive.query(ArchiveQuery(max: 10), for: "romeo").items,
+                    try stores.archive.query(ArchiveQuery(max: 10), for: "juliet").items,
+                    try stores.archive.lastSequence()
+                )
+            }
+            #expect(
+                romeo == [ArchiveItem(
+                    sequence: 7, timestamp: 1000, peer: ArchivePeer(bare: "juliet@x", resource: "balcony"),
+                    stanza: "<m>1</m>")])
+            #expect(juliet.map(\.sequence) == [8])
+            #expect(last == 20, "the highest sequence ever used, though its item is gone")
+            let removed = try storage.perform { stores in try stores.archive.removeMessages(before: 5000, limit: 10) }
+            #expect(removed == 2, "each old row is a message of its own")
+        }
+    }
 }

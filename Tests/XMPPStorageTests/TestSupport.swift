@@ -54,3 +54,13 @@ final class Locked<Value>: @unchecked Sendable {
 
 /// An error a test throws on purpose.
 struct PlannedError: Error, Equatable {}
+
+extension ArchiveStore {
+    /// Appends `item` to `username`'s archive as a message with one copy.
+    ///
+    /// - Returns: Whether it was added.
+    func append(_ item: ArchiveItem, for username: String) throws -> Bool {
+        let copy = ArchiveCopy(owner: username, sequence: item.sequence, peer: item.peer)
+        return try append([ArchivedMessage(timestamp: item.timestamp, stanza: item.stanza, copies: [copy])]) == 1
+    }
+}

@@ -12,19 +12,21 @@
 /// "chronological order", which is not timestamp order: clocks can step
 /// back). A sequence names one item of one archive and is never used
 /// again, even after the item is deleted; clients see it only disguised
-/// (the server's ids are a secret permutation of it).
+/// (the server's ids are a secret permutation of it). A message's copies
+/// have sequences below every later message's.
 public protocol ArchiveStore: AnyObject {
-    /// Adds `items` to `username`'s archive, skipping any whose sequence an
-    /// item (of any archive) already has.
+    /// Adds each message to the archives of its copies' owners, skipping
+    /// copies whose owner has no account and copies whose sequence their
+    /// archive already holds. A message is stored once, however many
+    /// archives keep it.
     ///
-    /// In `SQLiteArchiveStore` each item is inserted on its own unless the
-    /// caller groups the calls in one `Database.transaction`, as the server
-    /// does for a batch.
+    /// In `SQLiteArchiveStore` each message is inserted on its own unless
+    /// the caller groups the calls in one `Database.transaction`, as the
+    /// server does for a batch.
     ///
-    /// - Returns: How many items were added.
-    /// - Throws: `UnknownAccountError` if there is no account `username`.
+    /// - Returns: How many copies were added.
     @discardableResult
-    func append(_ items: [ArchiveItem], for username: String) throws -> Int
+    func append(_ messages: [ArchivedMessage]) throws -> Int
 
     /// The highest sequence ever appended, deleted items included; 0 when
     /// nothing was ever appended. The server resumes counting above it.
@@ -45,13 +47,15 @@ public protocol ArchiveStore: AnyObject {
     /// The number of items in `username`'s archive.
     func count(for username: String) throws -> Int
 
-    /// Removes, across all archives, the oldest items up to the first one
+    /// Removes, from all archives, the oldest messages up to the first one
     /// (in archive order) stamped at or after `timestamp`, at most `limit`
-    /// of them, so that retention never leaves a hole in an archive
-    /// (XEP-0313 §3.2: deleted messages "MUST be the oldest").
+    /// of them, each with all its copies, so that retention never leaves a
+    /// hole in an archive (XEP-0313 §3.2: deleted messages "MUST be the
+    /// oldest").
     ///
-    /// - Returns: How many items were removed; `limit` means there may be more.
-    func removeItems(before timestamp: Int, limit: Int) throws -> Int
+    /// - Returns: How many messages were removed; `limit` means there may
+    ///   be more.
+    func removeMessages(before timestamp: Int, limit: Int) throws -> Int
 
     /// `username`'s stored preferences, or `nil` when the user never set any.
     func preferences(of username: String) throws -> ArchivePreferences?
@@ -66,18 +70,44 @@ public protocol ArchiveStore: AnyObject {
     func allPreferences() throws -> [String: ArchivePreferences]
 }
 
-extension ArchiveStore {
-    /// Adds `item` to `username`'s archive.
-    ///
-    /// - Returns: `false`, storing nothing, when an item already has its sequence.
-    /// - Throws: `UnknownAccountError` if there is no account `username`.
-    @discardableResult
-    public func append(_ item: ArchiveItem, for username: String) throws -> Bool {
-        try append([item], for: username) == 1
+/// A routed message as the archives keep it: stored once, with one copy
+/// per archive.
+public struct ArchivedMessage: Sendable, Hashable {
+    /// When the server routed the message, in milliseconds since
+    /// 1970-01-01 00:00 UTC.
+    public var timestamp: Int
+    /// The message stanza, serialized.
+    public var stanza: String
+    /// One per archive that keeps the message.
+    public var copies: [ArchiveCopy]
+
+    /// Creates a message.
+    public init(timestamp: Int, stanza: String, copies: [ArchiveCopy]) {
+        self.timestamp = timestamp
+        self.stanza = stanza
+        self.copies = copies
     }
 }
 
-/// One archived message (XEP-0313 §3).
+/// One archive's copy of a message.
+public struct ArchiveCopy: Sendable, Hashable {
+    /// The archive's owner, a username.
+    public var owner: String
+    /// The item's place in the order of all archives, positive.
+    public var sequence: Int64
+    /// The other party: the recipient of an outgoing message, the sender
+    /// of an incoming one.
+    public var peer: ArchivePeer
+
+    /// Creates a copy.
+    public init(owner: String, sequence: Int64, peer: ArchivePeer) {
+        self.owner = owner
+        self.sequence = sequence
+        self.peer = peer
+    }
+}
+
+/// One item of an archive as queries return it (XEP-0313 §3).
 public struct ArchiveItem: Sendable, Hashable {
     /// The item's place in the order of all archives, positive.
     public var sequence: Int64

@@ -8,10 +8,11 @@
 /// bytes, as SQLite does.
 public final class InMemoryArchiveStore: ArchiveStore, AccountScopedStore {
     private let accounts: any AccountStore
-    /// Each archive's items in sequence order.
+    /// Each archive's items in sequence order, keyed by the username's bytes.
     private var archives: [[UInt8]: [ArchiveItem]] = [:]
-    /// The archive of every stored sequence, keyed by the username's bytes.
-    private var owners: [Int64: [UInt8]] = [:]
+    /// The message of every stored item (its copies' lowest sequence),
+    /// by archive and sequence.
+    private var messages: [[UInt8]: [Int64: Int64]] = [:]
     private var storedPreferences: [[UInt8]: (username: String, preferences: ArchivePreferences)] = [:]
     /// The highest sequence ever appended, like SQLite's `AUTOINCREMENT`
     /// memory in `sqlite_sequence`.
@@ -22,19 +23,27 @@ public final class InMemoryArchiveStore: ArchiveStore, AccountScopedStore {
         self.accounts = accounts
     }
 
-    public func append(_ items: [ArchiveItem], for username: String) throws -> Int {
-        guard try accounts.accountExists(username) else { throw UnknownAccountError(username: username) }
-        let key = Array(username.utf8)
-        var archive = archives[key] ?? []
+    public func append(_ messages: [ArchivedMessage]) throws -> Int {
         var added = 0
-        for item in items where owners[item.sequence] == nil {
-            let index = archive.lastIndex { $0.sequence < item.sequence }.map { $0 + 1 } ?? 0
-            archive.insert(item, at: index)
-            owners[item.sequence] = key
-            highestSequence = max(highestSequence, item.sequence)
-            added += 1
+        for message in messages {
+            guard let messageID = message.copies.map(\.sequence).min() else { continue }
+            for copy in message.copies {
+                precondition(copy.sequence > 0, "archive sequences start at 1")
+                let key = Array(copy.owner.utf8)
+                guard self.messages[key]?[copy.sequence] == nil, try accounts.accountExists(copy.owner) else {
+                    continue
+                }
+                let item = ArchiveItem(
+                    sequence: copy.sequence, timestamp: message.timestamp, peer: copy.peer, stanza: message.stanza)
+                var archive = archives[key] ?? []
+                let index = archive.lastIndex { $0.sequence < item.sequence }.map { $0 + 1 } ?? 0
+                archive.insert(item, at: index)
+                archives[key] = archive
+                self.messages[key, default: [:]][copy.sequence] = messageID
+                highestSequence = max(highestSequence, copy.sequence)
+                added += 1
+            }
         }
-        archives[key] = archive.isEmpty ? nil : archive
         return added
     }
 
@@ -45,7 +54,7 @@ public final class InMemoryArchiveStore: ArchiveStore, AccountScopedStore {
     public func query(_ query: ArchiveQuery, for username: String) throws -> ArchivePage {
         let key = Array(username.utf8)
         func check(_ sequence: Int64) throws -> Int64 {
-            guard owners[sequence] == key else { throw ArchiveItemNotFound(sequence: sequence) }
+            guard messages[key]?[sequence] != nil else { throw ArchiveItemNotFound(sequence: sequence) }
             return sequence
         }
         let after = try query.after.map(check)
@@ -91,16 +100,22 @@ public final class InMemoryArchiveStore: ArchiveStore, AccountScopedStore {
         archives[Array(username.utf8)]?.count ?? 0
     }
 
-    public func removeItems(before timestamp: Int, limit: Int) -> Int {
-        let all = archives.values.joined()
-        let firstKept = all.filter { $0.timestamp >= timestamp }.map(\.sequence).min() ?? Int64.max
-        let doomed = Set(all.map(\.sequence).filter { $0 < firstKept }.sorted().prefix(limit))
+    public func removeMessages(before timestamp: Int, limit: Int) -> Int {
+        var stamps: [Int64: Int] = [:]
+        for (key, archive) in archives {
+            for item in archive { stamps[messages[key]![item.sequence]!] = item.timestamp }
+        }
+        let firstKept = stamps.filter { $0.value >= timestamp }.keys.min() ?? Int64.max
+        let doomed = Set(stamps.keys.filter { $0 < firstKept }.sorted().prefix(limit))
         guard !doomed.isEmpty else { return 0 }
         for key in Array(archives.keys) {
-            archives[key]!.removeAll { doomed.contains($0.sequence) }
-            if archives[key]!.isEmpty { archives[key] = nil }
+            archives[key]!.removeAll { item in
+                guard doomed.contains(messages[key]![item.sequence]!) else { return false }
+                messages[key]![item.sequence] = nil
+                return true
+            }
+            if archives[key]!.isEmpty { (archives[key], messages[key]) = (nil, nil) }
         }
-        for sequence in doomed { owners[sequence] = nil }
         return doomed.count
     }
 
@@ -120,8 +135,7 @@ public final class InMemoryArchiveStore: ArchiveStore, AccountScopedStore {
     /// Forgets the archive and preferences of a deleted account.
     func removeAll(of username: String) {
         let key = Array(username.utf8)
-        for item in archives[key] ?? [] { owners[item.sequence] = nil }
-        archives[key] = nil
+        (archives[key], messages[key]) = (nil, nil)
         storedPreferences[key] = nil
     }
 }

@@ -1,16 +1,21 @@
 import Foundation
 
-/// An `ArchiveStore` in the tables `archive_messages` and
-/// `archive_preferences` (migration `0004-archive`).
+/// An `ArchiveStore` in the tables `archive_stanzas`, `archive_items`,
+/// `archive_state` and `archive_preferences` (migrations `0007-archive` and
+/// `0009-archive-messages-once`).
 ///
-/// The rowid is the item's sequence, given by the caller, so "after item
-/// X" is "rowid greater than X" and finding an item is a primary-key
-/// lookup: no index of client ids to update on every insert. The table is
-/// `AUTOINCREMENT` only for `sqlite_sequence`, which remembers the highest
-/// sequence ever inserted (`lastSequence()`) after the items are gone. The
-/// index on `account_id` (whose entries SQLite orders by rowid within an
-/// account) serves unfiltered pages and the cascade; the one on
-/// `(account_id, peer)` serves `with` filters, also in rowid order.
+/// Built for cheap writes, since every routed message is archived on the
+/// routing path's heels: a message's stanza is stored once in
+/// `archive_stanzas` (its rowid is the sequence of its first copy, so the
+/// table grows at its end), and each archive's copy is a small row of
+/// `archive_items`, clustered by `(account_id, id)` with `id` the copy's
+/// sequence. That one key serves unfiltered pages in either direction,
+/// finding an item, counts and the cascade; there is no other index to
+/// update per copy. A `with` filter reads the user's own item rows in
+/// order (a few dozen bytes each, on adjacent pages) and compares the peer.
+/// A trigger counts a stanza's copies down as items go and deletes it with
+/// its last one. `archive_state` keeps the highest sequence ever added
+/// (`lastSequence()`), which outlives the items.
 public final class SQLiteArchiveStore: ArchiveStore {
     private let database: Database
 
@@ -20,38 +25,78 @@ public final class SQLiteArchiveStore: ArchiveStore {
         self.database = database
     }
 
-    public func append(_ items: [ArchiveItem], for username: String) throws -> Int {
-        guard let accountID = try database.accountID(of: username) else {
-            throw UnknownAccountError(username: username)
-        }
-        return try database.withCachedStatement(
+    public func append(_ messages: [ArchivedMessage]) throws -> Int {
+        var accountIDs: [String: Int64?] = [:]
+        var added = 0
+        var highest: Int64 = 0
+        try database.withCachedStatement(
             """
-            INSERT INTO archive_messages (id, account_id, timestamp, peer, peer_resource, stanza)
-            VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
+            INSERT INTO archive_items (account_id, id, timestamp, peer, peer_resource, stanza_id)
+            VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, id) DO NOTHING
+            """
+        ) { item in
+            for message in messages {
+                guard let stanzaID = message.copies.map(\.sequence).min() else { continue }
+                var kept = 0
+                for copy in message.copies {
+                    precondition(copy.sequence > 0, "archive sequences start at 1")
+                    let accountID: Int64?
+                    if let known = accountIDs[copy.owner] {
+                        accountID = known
+                    } else {
+                        accountID = try database.accountID(of: copy.owner)
+                        accountIDs[copy.owner] = accountID
+                    }
+                    guard let accountID else { continue }
+                    // One call per column, with no `DatabaseValue` in
+                    // between: this runs for every archived copy.
+                    try item.bind(integer: accountID, at: 1)
+                    try item.bind(integer: copy.sequence, at: 2)
+                    try item.bind(integer: Int64(message.timestamp), at: 3)
+                    try item.bind(text: copy.peer.bare, at: 4)
+                    try item.bind(text: copy.peer.resource, at: 5)
+                    try item.bind(integer: stanzaID, at: 6)
+                    try item.run()
+                    item.reset()
+                    if database.changes > 0 {
+                        kept += 1
+                        highest = max(highest, copy.sequence)
+                    }
+                }
+                if kept > 0 { try storeStanza(of: message, id: stanzaID, copies: kept) }
+                added += kept
+            }
+        }
+        if highest > 0 {
+            try database.withCachedStatement(
+                "UPDATE archive_state SET last_sequence = max(last_sequence, ?) WHERE id = 1"
+            ) { statement in
+                try statement.bind(integer: highest, at: 1)
+                try statement.run()
+            }
+        }
+        return added
+    }
+
+    /// Inserts a message's stanza for `copies` new items, or counts them
+    /// in if an earlier call stored it.
+    private func storeStanza(of message: ArchivedMessage, id: Int64, copies: Int) throws {
+        try database.withCachedStatement(
+            """
+            INSERT INTO archive_stanzas (id, timestamp, stanza, copies) VALUES (?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET copies = copies + excluded.copies
             """
         ) { statement in
-            var added = 0
-            for item in items {
-                precondition(item.sequence > 0, "archive sequences start at 1")
-                // One call per column, with no `DatabaseValue` in between:
-                // this runs for every archived copy of every message.
-                try statement.bind(integer: item.sequence, at: 1)
-                try statement.bind(integer: accountID, at: 2)
-                try statement.bind(integer: Int64(item.timestamp), at: 3)
-                try statement.bind(text: item.peer.bare, at: 4)
-                try statement.bind(text: item.peer.resource, at: 5)
-                try statement.bind(text: item.stanza, at: 6)
-                try statement.run()
-                statement.reset()
-                added += database.changes
-            }
-            return added
+            try statement.bind(integer: id, at: 1)
+            try statement.bind(integer: Int64(message.timestamp), at: 2)
+            try statement.bind(text: message.stanza, at: 3)
+            try statement.bind(integer: Int64(copies), at: 4)
+            try statement.run()
         }
     }
 
     public func lastSequence() throws -> Int64 {
-        try database.withCachedStatement("SELECT seq FROM sqlite_sequence WHERE name = 'archive_messages'") {
-            statement in
+        try database.withCachedStatement("SELECT last_sequence FROM archive_state WHERE id = 1") { statement in
             try statement.step() ? statement.int64(at: 0) : 0
         }
     }
@@ -63,36 +108,35 @@ public final class SQLiteArchiveStore: ArchiveStore {
             if let item = named.first ?? query.position.item { throw ArchiveItemNotFound(sequence: item) }
             return ArchivePage(items: [], count: 0, complete: true)
         }
-        var filter = SQLFilter("account_id = ?", accountID)
+        var filter = SQLFilter("i.account_id = ?", accountID)
         if let with = query.with {
-            filter.add("peer = ?", with.bare)
-            if let resource = with.resource { filter.add("peer_resource = ?", resource) }
+            filter.add("i.peer = ?", with.bare)
+            if let resource = with.resource { filter.add("i.peer_resource = ?", resource) }
         }
-        if let start = query.start { filter.add("timestamp >= ?", start) }
-        if let end = query.end { filter.add("timestamp <= ?", end) }
-        if let item = query.after { filter.add("id > ?", try check(item, accountID: accountID)) }
-        if let item = query.before { filter.add("id < ?", try check(item, accountID: accountID)) }
+        if let start = query.start { filter.add("i.timestamp >= ?", start) }
+        if let end = query.end { filter.add("i.timestamp <= ?", end) }
+        if let item = query.after { filter.add("i.id > ?", try check(item, accountID: accountID)) }
+        if let item = query.before { filter.add("i.id < ?", try check(item, accountID: accountID)) }
         if let items = query.items {
             let checked = try items.map { try check($0, accountID: accountID) }
-            filter.add("id IN (SELECT value FROM json_each(?))", "[" + checked.map(String.init).joined(separator: ",") + "]")
+            filter.add("i.id IN (SELECT value FROM json_each(?))", "[" + checked.map(String.init).joined(separator: ",") + "]")
         }
-        let count = try filter.select("count(*)", suffix: "", in: database) { statement in
+        let count = try filter.select("count(*)", from: "archive_items AS i", suffix: "", in: database) { statement in
             _ = try statement.step()
             return statement.int(at: 0)
         }
         var page = filter
         switch query.position {
         case .first, .last: break
-        case .after(let item): page.add("id > ?", try check(item, accountID: accountID))
-        case .before(let item): page.add("id < ?", try check(item, accountID: accountID))
+        case .after(let item): page.add("i.id > ?", try check(item, accountID: accountID))
+        case .before(let item): page.add("i.id < ?", try check(item, accountID: accountID))
         }
         // One row more than the page holds tells whether it is complete.
         let order = query.position.isBackward ? "DESC" : "ASC"
         let limit = query.max == Int.max ? Int.max : query.max + 1
         page.values.append(limit)
         return try page.select(
-            "id, timestamp, peer, peer_resource, stanza", suffix: " ORDER BY id \(order) LIMIT ?",
-            in: database
+            Self.itemColumns, from: Self.itemsWithStanzas, suffix: " ORDER BY i.id \(order) LIMIT ?", in: database
         ) { statement in
             var builder = ArchivePageBuilder(query)
             var exhausted = true
@@ -111,8 +155,8 @@ public final class SQLiteArchiveStore: ArchiveStore {
         func edge(_ order: String) throws -> ArchiveItem? {
             try database.withCachedStatement(
                 """
-                SELECT id, timestamp, peer, peer_resource, stanza FROM archive_messages
-                WHERE account_id = ? ORDER BY id \(order) LIMIT 1
+                SELECT \(Self.itemColumns) FROM \(Self.itemsWithStanzas)
+                WHERE i.account_id = ? ORDER BY i.id \(order) LIMIT 1
                 """
             ) { statement in
                 try statement.bind(accountID)
@@ -125,7 +169,7 @@ public final class SQLiteArchiveStore: ArchiveStore {
 
     public func count(for username: String) throws -> Int {
         guard let accountID = try database.accountID(of: username) else { return 0 }
-        return try database.withCachedStatement("SELECT count(*) FROM archive_messages WHERE account_id = ?") {
+        return try database.withCachedStatement("SELECT count(*) FROM archive_items WHERE account_id = ?") {
             statement in
             try statement.bind(accountID)
             _ = try statement.step()
@@ -133,22 +177,40 @@ public final class SQLiteArchiveStore: ArchiveStore {
         }
     }
 
-    public func removeItems(before timestamp: Int, limit: Int) throws -> Int {
-        // Walks the rowid order from the oldest item: this reads only the
-        // items about to go, plus one.
+    public func removeMessages(before timestamp: Int, limit: Int) throws -> Int {
+        // Messages in archive order are the stanzas in rowid order; walking
+        // it from the oldest reads only the messages about to go, plus one.
         let firstKept = try database.withCachedStatement(
-            "SELECT id FROM archive_messages WHERE timestamp >= ? ORDER BY id LIMIT 1"
+            "SELECT id FROM archive_stanzas WHERE timestamp >= ? ORDER BY id LIMIT 1"
         ) { statement in
             try statement.bind(timestamp)
             return try statement.step() ? statement.int64(at: 0) : Int64.max
         }
-        try database.withCachedStatement(
-            "DELETE FROM archive_messages WHERE id IN (SELECT id FROM archive_messages WHERE id < ? ORDER BY id LIMIT ?)"
+        let (boundary, doomed) = try database.withCachedStatement(
+            "SELECT id FROM archive_stanzas WHERE id < ? ORDER BY id LIMIT ?"
         ) { statement in
-            try statement.bind(firstKept, limit)
+            try statement.bind(firstKept, limit + 1)
+            var (count, next) = (0, firstKept)
+            while try statement.step() {
+                guard count < limit else {
+                    next = statement.int64(at: 0)
+                    break
+                }
+                count += 1
+            }
+            return (next, count)
+        }
+        guard doomed > 0 else { return 0 }
+        // A copy's sequence is below the next message's first one, so the
+        // doomed copies are each archive's items below `boundary`; the
+        // trigger deletes their stanzas with the last of them.
+        try database.withCachedStatement(
+            "DELETE FROM archive_items WHERE account_id IN (SELECT id FROM accounts) AND id < ?"
+        ) { statement in
+            try statement.bind(boundary)
             try statement.run()
         }
-        return database.changes
+        return doomed
     }
 
     public func preferences(of username: String) throws -> ArchivePreferences? {
@@ -204,15 +266,22 @@ public final class SQLiteArchiveStore: ArchiveStore {
     ///
     /// - Throws: `ArchiveItemNotFound` when it is not.
     private func check(_ item: Int64, accountID: Int64) throws -> Int64 {
-        try database.withCachedStatement("SELECT 1 FROM archive_messages WHERE id = ? AND account_id = ?") {
+        try database.withCachedStatement("SELECT 1 FROM archive_items WHERE account_id = ? AND id = ?") {
             statement in
-            try statement.bind(item, accountID)
+            try statement.bind(accountID, item)
             guard try statement.step() else { throw ArchiveItemNotFound(sequence: item) }
             return item
         }
     }
 
-    /// The item in columns `id, timestamp, peer, peer_resource, stanza`.
+    /// An item's columns in `itemsWithStanzas`, in the order `item(from:)`
+    /// reads them.
+    private static let itemColumns = "i.id, i.timestamp, i.peer, i.peer_resource, s.stanza"
+
+    /// The items joined to their stanzas.
+    private static let itemsWithStanzas = "archive_items AS i JOIN archive_stanzas AS s ON s.id = i.stanza_id"
+
+    /// The item in the columns `itemColumns`.
     private static func item(from statement: Statement) throws -> ArchiveItem {
         guard let peer = statement.string(at: 2), let stanza = statement.string(at: 4) else {
             throw DatabaseError(resultCode: .corrupt, message: "damaged archive record", sql: statement.sql)
@@ -243,7 +312,7 @@ public final class SQLiteArchiveStore: ArchiveStore {
     }
 }
 
-/// A `WHERE` clause over `archive_messages` built from optional filters,
+/// A `WHERE` clause over `archive_items AS i` built from optional filters,
 /// with its values in parameter order. The SQL varies with the filters, so
 /// its statements are prepared per query rather than cached.
 private struct SQLFilter {
@@ -260,13 +329,14 @@ private struct SQLFilter {
         values.append(value)
     }
 
-    /// Runs `SELECT columns FROM archive_messages WHERE … suffix` and hands
-    /// the statement to `body`.
+    /// Runs `SELECT columns FROM tables WHERE … suffix` and hands the
+    /// statement to `body`.
     func select<Result>(
-        _ columns: String, suffix: String, in database: Database, _ body: (Statement) throws -> Result
+        _ columns: String, from tables: String, suffix: String, in database: Database,
+        _ body: (Statement) throws -> Result
     ) throws -> Result {
         let statement = try database.prepare(
-            "SELECT \(columns) FROM archive_messages WHERE \(clauses.joined(separator: " AND "))\(suffix)")
+            "SELECT \(columns) FROM \(tables) WHERE \(clauses.joined(separator: " AND "))\(suffix)")
         for (offset, value) in values.enumerated() {
             try statement.bind(value, at: offset + 1)
         }

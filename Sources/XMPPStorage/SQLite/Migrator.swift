@@ -10,12 +10,14 @@
 /// registering a new migration at the end.
 public struct Migrator {
     /// One schema change.
-    private struct Migration {
+    struct Migration {
         let name: String
         let migrate: (Database) throws -> Void
     }
 
-    private var migrations: [Migration] = []
+    /// In registration order; internal so that upgrade tests can run the
+    /// ones an older version had.
+    private(set) var migrations: [Migration] = []
 
     /// Creates a migrator with no migrations.
     public init() {}

@@ -194,8 +194,8 @@ final class ArchiveWriter: Sendable {
         // Without waiting for the disk: losing the last writes in a power
         // failure is the accepted price (see above).
         return try stores.inTransaction(durable: false) {
-            // One insert statement per archive, for all of its new items.
-            var itemsByOwner: [String: [ArchiveItem]] = [:]
+            var messages: [ArchivedMessage] = []
+            messages.reserveCapacity(jobs.count)
             // Whether each recipient exists and takes messages from each
             // sender (XEP-0191: one who blocks the sender while offline
             // bounces it, so neither archive keeps it).
@@ -209,23 +209,19 @@ final class ArchiveWriter: Sendable {
                         ?? stores.accounts.accountExists(job.recipient))
                 reaches[key] = reached
                 guard reached, let xml = StoredStanza.serialize(job.message) else { continue }
+                var copies: [ArchiveCopy] = []
+                copies.reserveCapacity(job.copies.count)
                 for (offset, copy) in job.copies.enumerated() {
                     let peer = copy.peer.bare.description
                     if copy.rosterOnly, try stores.roster.item(peer, of: copy.owner)?.inRoster != true { continue }
-                    itemsByOwner[copy.owner, default: []].append(ArchiveItem(
-                        sequence: job.firstSequence + Int64(offset), timestamp: job.timestamp,
-                        peer: ArchivePeer(bare: peer, resource: copy.peer.resourcepart), stanza: xml))
+                    copies.append(ArchiveCopy(
+                        owner: copy.owner, sequence: job.firstSequence + Int64(offset),
+                        peer: ArchivePeer(bare: peer, resource: copy.peer.resourcepart)))
                 }
+                if !copies.isEmpty { messages.append(ArchivedMessage(timestamp: job.timestamp, stanza: xml, copies: copies)) }
             }
-            var stored = 0
-            for (owner, items) in itemsByOwner {
-                do {
-                    stored += try stores.archive.append(items, for: owner)
-                } catch is UnknownAccountError {
-                    continue  // deleted since the message was routed
-                }
-            }
-            return stored
+            // A copy whose owner was deleted since routing is skipped.
+            return try stores.archive.append(messages)
         }
     }
 }

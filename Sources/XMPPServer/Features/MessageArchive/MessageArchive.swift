@@ -113,7 +113,7 @@ public struct MessageArchive: ServerFeature {
     }
 
     private static func purge(before cutoff: Int, storage: any StorageJobs, log: Logger) {
-        storage.submit({ stores in try stores.archive.removeItems(before: cutoff, limit: purgeBatch) }) { result in
+        storage.submit({ stores in try stores.archive.removeMessages(before: cutoff, limit: purgeBatch) }) { result in
             switch result {
             case .success(let removed):
                 if removed > 0 {
