@@ -33,7 +33,7 @@ import XMPPStorage
             "message", namespace: NS.client, attributes: ["to": "\(recipient)@localhost", "type": "chat"],
             children: [.element(Element("body", namespace: NS.client, children: [.text(body)]))])
         return ArchiveWriter.Job(
-            message: message, timestamp: 1, recipient: recipient,
+            message: message, timestamp: 1, sender: try JID("romeo@localhost/orchard"), recipient: recipient,
             copies: [
                 .init(owner: "romeo", peer: try JID("\(recipient)@localhost"), rosterOnly: false),
                 .init(owner: recipient, peer: try JID("romeo@localhost/orchard"), rosterOnly: rosterOnly),

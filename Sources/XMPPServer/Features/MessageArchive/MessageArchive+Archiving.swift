@@ -39,7 +39,8 @@ extension MessageArchive {
         }
         guard !copies.isEmpty else { return }
         let job = ArchiveWriter.Job(
-            message: stored, timestamp: clock.milliseconds, recipient: recipientName, copies: copies)
+            message: stored, timestamp: clock.milliseconds, sender: route.sender, recipient: recipientName,
+            copies: copies)
         let server = route.session.server
         let (firstSequence, waiting) = writer.append(job, storage: server.storage, log: server.log)
         if let stamped {
@@ -120,6 +121,8 @@ final class ArchiveWriter: Sendable {
     struct Job: Sendable {
         let message: Element
         let timestamp: Int
+        /// Who sent it, as stamped on the message.
+        let sender: JID
         /// The recipient's username: without that account, or when it
         /// blocks the sender (the message bounces), no copy is kept.
         let recipient: String
@@ -199,15 +202,15 @@ final class ArchiveWriter: Sendable {
             // Whether each recipient exists and takes messages from each
             // sender (XEP-0191: one who blocks the sender while offline
             // bounces it, so neither archive keeps it).
-            var reaches: [String: Bool] = [:]
+            struct Route: Hashable {
+                let recipient: String
+                let sender: JID
+            }
+            var reaches: [Route: Bool] = [:]
             for job in jobs {
-                let sender = job.message[attribute: "from"].flatMap { try? JID($0) }
-                let key = job.recipient + "\u{0}" + (sender?.bare.description ?? "")
-                let reached =
-                    try reaches[key]
-                    ?? (sender.map { try Blocking.reaches(job.recipient, from: $0, in: stores) }
-                        ?? stores.accounts.accountExists(job.recipient))
-                reaches[key] = reached
+                let route = Route(recipient: job.recipient, sender: job.sender.bare)
+                let reached = try reaches[route] ?? Blocking.reaches(job.recipient, from: job.sender, in: stores)
+                reaches[route] = reached
                 guard reached, let xml = StoredStanza.serialize(job.message) else { continue }
                 var copies: [ArchiveCopy] = []
                 copies.reserveCapacity(job.copies.count)
