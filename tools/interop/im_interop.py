@@ -31,7 +31,6 @@ import aioxmpp.connector
 import aioxmpp.ibr
 import aioxmpp.ping
 import cryptography.x509
-import slixmpp
 
 import slixmpp_account
 

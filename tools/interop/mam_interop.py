@@ -29,7 +29,6 @@ told to trust, so TLS is verified for real.)
 import asyncio
 import datetime
 import logging
-import secrets
 import sys
 
 import slixmpp
@@ -42,55 +41,16 @@ COUNT = 12
 PLUGINS = ("xep_0030", "xep_0059", "xep_0199", "xep_0203", "xep_0297", "xep_0313", "xep_0359", "xep_0441")
 
 
-class Peer:
-    """One slixmpp account: its connection and the messages it received."""
+class Peer(slixmpp_account.Peer):
+    """One slixmpp account: its connection and the messages it received,
+    as (body, stanza-id id, stanza-id by)."""
 
     def __init__(self, server, name):
-        self.server = server
-        self.user = name + secrets.token_hex(4)
-        self.jid = f"{self.user}@{server['domain']}"
-        self.password = "pw-" + secrets.token_hex(6)
-        self.client = None
-        # (body, stanza-id id, stanza-id by), in order of arrival.
-        self.messages = []
-        self._change = asyncio.Event()
+        super().__init__(server, name, PLUGINS, "mam", self._record, STEP_TIMEOUT)
 
-    def _client(self, jid, register=False):
-        plugins = PLUGINS + (("xep_0077",) if register else ())
-        return slixmpp_account.make_client(jid, self.password, self.server["ca"], plugins)
-
-    async def register(self):
-        await slixmpp_account.register(
-            self._client(self.jid, register=True), self.server["host"], self.server["port"], self.user,
-            self.password, STEP_TIMEOUT)
-
-    async def login(self):
-        client = self._client(self.jid + "/mam")
-        started = asyncio.get_running_loop().create_future()
-
-        def on_start(_event):
-            client.send_presence()
-            started.set_result(None)
-
-        def on_message(message):
-            if message["type"] in ("chat", "normal") and message["body"]:
-                self.messages.append((message["body"], message["stanza_id"]["id"], message["stanza_id"]["by"]))
-                self._change.set()
-                self._change = asyncio.Event()
-
-        client.add_event_handler("session_start", on_start)
-        client.add_event_handler("message", on_message)
-        self.client = client
-        client.connect(host=self.server["host"], port=self.server["port"])
-        await started
-
-    async def logout(self):
-        await self.client.disconnect()
-        self.client = None
-
-    async def until(self, predicate):
-        while not predicate():
-            await self._change.wait()
+    @staticmethod
+    def _record(message):
+        return message["body"], message["stanza_id"]["id"], message["stanza_id"]["by"]
 
     @property
     def mam(self):
@@ -105,18 +65,11 @@ class Peer:
         return found
 
 
-def require(condition, detail):
-    if not condition:
-        raise AssertionError(detail)
+require = slixmpp_account.require
 
 
 async def step(name, coroutine):
-    try:
-        detail = await asyncio.wait_for(coroutine, STEP_TIMEOUT)
-    except Exception as error:  # any failure ends the run with the step's name
-        print(f"FAIL {name}: {error!r}")
-        sys.exit(1)
-    print(f"ok   {name}" + (f": {detail}" if detail else ""))
+    await slixmpp_account.step(name, coroutine, STEP_TIMEOUT)
 
 
 async def scenario(server):

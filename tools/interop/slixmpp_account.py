@@ -1,11 +1,14 @@
 """What the interop scripts share about slixmpp clients of a loopback
-swiftletd: a client that trusts the server's certificate, and in-band
-registration (XEP-0077) of a fresh account.
+swiftletd: a client that trusts the server's certificate, in-band
+registration (XEP-0077) of a fresh account, a peer that records the
+messages it gets, and the steps a scenario is made of.
 
 Imported by the scripts beside it (Python puts a script's own directory
 first on its module path).
 """
 import asyncio
+import secrets
+import sys
 
 import slixmpp
 from slixmpp.exceptions import IqError
@@ -45,3 +48,78 @@ async def register(client, host, port, username, password, timeout):
         await outcome
     finally:
         await client.disconnect()
+
+
+class Peer:
+    """A fresh account on the server under test with one client: it
+    registers, logs in with `resource` and sends its presence, and appends
+    `record(message)` to `messages` for every chat or normal message with
+    a body that it receives."""
+
+    def __init__(self, server, name, plugins, resource, record, timeout):
+        self.server = server
+        self.user = name + secrets.token_hex(4)
+        self.jid = f"{self.user}@{server['domain']}"
+        self.password = "pw-" + secrets.token_hex(6)
+        self.client = None
+        self.messages = []
+        self._plugins = plugins
+        self._resource = resource
+        self._record = record
+        self._timeout = timeout
+        self._change = asyncio.Event()
+
+    def _client(self, jid, register=False):
+        plugins = self._plugins + (("xep_0077",) if register else ())
+        return make_client(jid, self.password, self.server["ca"], plugins)
+
+    async def register(self):
+        await register(
+            self._client(self.jid, register=True), self.server["host"], self.server["port"], self.user,
+            self.password, self._timeout)
+
+    async def login(self):
+        client = self._client(f"{self.jid}/{self._resource}")
+        started = asyncio.get_running_loop().create_future()
+
+        def on_start(_event):
+            client.send_presence()
+            started.set_result(None)
+
+        def on_message(message):
+            if message["type"] in ("chat", "normal") and message["body"]:
+                self.messages.append(self._record(message))
+                self._change.set()
+                self._change = asyncio.Event()
+
+        client.add_event_handler("session_start", on_start)
+        client.add_event_handler("message", on_message)
+        self.client = client
+        client.connect(host=self.server["host"], port=self.server["port"])
+        await started
+
+    async def logout(self):
+        await self.client.disconnect()
+        self.client = None
+
+    async def until(self, predicate):
+        """Waits for messages until `predicate()` holds."""
+        while not predicate():
+            await self._change.wait()
+
+
+def require(condition, detail):
+    """Fails the current step with `detail` unless `condition` holds."""
+    if not condition:
+        raise AssertionError(detail)
+
+
+async def step(name, coroutine, timeout):
+    """Runs one named step of a scenario: prints `ok` with what it
+    returned, or `FAIL` with the error and ends the run with status 1."""
+    try:
+        detail = await asyncio.wait_for(coroutine, timeout)
+    except Exception as error:  # any failure ends the run with the step's name
+        print(f"FAIL {name}: {error!r}")
+        sys.exit(1)
+    print(f"ok   {name}" + (f": {detail}" if detail else ""))

@@ -55,72 +55,27 @@ STANZAS = "urn:ietf:params:xml:ns:xmpp-stanzas"
 PLUGINS = ("xep_0030", "xep_0066", "xep_0128", "xep_0199", "xep_0363")
 
 
-class Peer:
-    """One slixmpp account: its connection and the messages it received."""
+class Peer(slixmpp_account.Peer):
+    """One slixmpp account: its connection and the messages it received,
+    as (from, body, oob url)."""
 
     def __init__(self, server, name):
-        self.server = server
-        self.user = name + os.urandom(4).hex()
-        self.jid = f"{self.user}@{server['domain']}"
-        self.password = "pw-" + os.urandom(6).hex()
-        self.client = None
-        # (from, body, oob url), in order of arrival.
-        self.messages = []
-        self._change = asyncio.Event()
+        super().__init__(server, name, PLUGINS, "upload", self._record, STEP_TIMEOUT)
 
-    def _client(self, jid, register=False):
-        plugins = PLUGINS + (("xep_0077",) if register else ())
-        return slixmpp_account.make_client(jid, self.password, self.server["ca"], plugins)
-
-    async def register(self):
-        await slixmpp_account.register(
-            self._client(self.jid, register=True), self.server["host"], self.server["port"], self.user,
-            self.password, STEP_TIMEOUT)
-
-    async def login(self):
-        client = self._client(self.jid + "/upload")
-        started = asyncio.get_running_loop().create_future()
-
-        def on_start(_event):
-            client.send_presence()
-            started.set_result(None)
-
-        def on_message(message):
-            if message["type"] in ("chat", "normal") and message["body"]:
-                self.messages.append((str(message["from"]), message["body"], message["oob"]["url"]))
-                self._change.set()
-                self._change = asyncio.Event()
-
-        client.add_event_handler("session_start", on_start)
-        client.add_event_handler("message", on_message)
-        self.client = client
-        client.connect(host=self.server["host"], port=self.server["port"])
-        await started
-
-    async def logout(self):
-        await self.client.disconnect()
-
-    async def until(self, predicate):
-        while not predicate():
-            await self._change.wait()
+    @staticmethod
+    def _record(message):
+        return str(message["from"]), message["body"], message["oob"]["url"]
 
     @property
     def upload(self):
         return self.client.plugin["xep_0363"]
 
 
-def require(condition, detail):
-    if not condition:
-        raise AssertionError(detail)
+require = slixmpp_account.require
 
 
 async def step(name, coroutine):
-    try:
-        detail = await asyncio.wait_for(coroutine, STEP_TIMEOUT)
-    except Exception as error:  # any failure ends the run with the step's name
-        print(f"FAIL {name}: {error!r}")
-        sys.exit(1)
-    print(f"ok   {name}" + (f": {detail}" if detail else ""))
+    await slixmpp_account.step(name, coroutine, STEP_TIMEOUT)
 
 
 async def download(url, ca_certificate):
