@@ -13,6 +13,7 @@ import XMPPCore
 /// | iq get/set            | another local bare JID            | the `.user` handler, else `service-unavailable`    |
 /// | iq                    | a bound full JID                  | that session                              |
 /// | iq get/set            | an unbound full JID               | `service-unavailable`                     |
+/// | iq result/error       | the domain                        | the feature that sent the request (`onIQResponse`), else dropped |
 /// | iq result/error       | not a bound full JID              | dropped (never answer an error)           |
 /// | iq get/set            | a local service's domain (`upload.localhost`) | the `.service(domain)` handler, else `service-unavailable` |
 /// | iq get/set            | any other JID at a local service  | `service-unavailable`                     |
@@ -78,7 +79,10 @@ public final class Router: Sendable {
             }
             return bounce(iq, StanzaError(.serviceUnavailable), to: session)
         }
-        guard iq.type == .get || iq.type == .set, let payload = iq.payload else { return }
+        guard iq.type == .get || iq.type == .set, let payload = iq.payload else {
+            if let recipient, recipient.localpart == nil { session.server.hooks.iqResponse(iq, from: session) }
+            return
+        }
         let target: IQTarget
         let address: JID
         switch recipient {
