@@ -153,10 +153,23 @@ import XMPPTestSupport
 
     @Test func createMakesAnEmptyNodeOnce() throws {
         let (_, romeo, _) = try romeoAndJuliet()
-        let create = "<iq type='set' id='c'><pubsub xmlns='\(NS.pubsub)'><create node='\(Self.tune)'/></pubsub></iq>"
+        let create = "<iq type='set' id='c'><pubsub xmlns='\(NS.pubsub)'><create node='\(Self.tune)'/><configure/></pubsub></iq>"
         #expect(romeo.request(create, id: "c")?[attribute: "type"] == "result")
         #expect(romeo.items(of: Self.tune, at: "romeo@localhost")?.pubsubItemIDs == [])
         #expect(romeo.request(create, id: "c")?.errorCondition == "conflict")
+        let configured = romeo.request(
+            "<iq type='set' id='cc'><pubsub xmlns='\(NS.pubsub)'><create node='other'/><configure><x xmlns='jabber:x:data' type='submit'/></configure></pubsub></iq>",
+            id: "cc")
+        #expect(configured?.unsupportedFeature == "create-and-configure")
+    }
+
+    @Test func aResourceWithNegativePriorityGetsNoNotifications() throws {
+        let (_, romeo, juliet) = try romeoAndJulietAsContacts()
+        juliet.announce(TestCaps(notify: [Self.tune]))
+        juliet.send("<presence><priority>-1</priority>\(TestCaps(notify: [Self.tune]).element)</presence>")
+        _ = juliet.receive()
+        _ = romeo.publish(Self.song, to: Self.tune, id: "t")
+        #expect(Self.notifications(juliet.receiveElements()).isEmpty)
     }
 
     // MARK: - Notifications

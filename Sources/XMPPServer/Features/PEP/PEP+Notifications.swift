@@ -22,9 +22,17 @@ extension PEP {
             else { continue }
             handles += server.sessions.availableSessions(of: jid)
         }
-        for handle in handles where caps.interests(of: handle.jid).contains(node) {
+        for handle in handles where wants(handle, node) {
             handle.deliver(Self.notification(event, from: owner, to: handle.jid))
         }
+    }
+
+    /// Whether an available resource gets the notifications of `node`: it
+    /// asks for them in its capabilities and its priority is not negative
+    /// (XEP-0163 §4.3.2: "appropriate presence information").
+    private func wants(_ handle: SessionHandle, _ node: String) -> Bool {
+        guard let priority = handle.presence?.priority, priority >= 0 else { return false }
+        return caps.interests(of: handle.jid).contains(node)
     }
 
     /// `<message type='headline'/>` from the owner's bare JID (XEP-0163
@@ -89,8 +97,8 @@ extension PEP {
             case .success(let items): found = items
             case .failure(let error): return server.log.error("PEP last items for \(jid) failed: \(error)")
             }
-            guard let handle = server.sessions.session(jid), handle.isAvailable else { return }
-            for (owner, last) in found {
+            guard let handle = server.sessions.session(jid) else { return }
+            for (owner, last) in found where wants(handle, last.node) {
                 guard let ownerJID = try? JID(localpart: owner, domainpart: domain),
                     server.blocklists.verdict(from: ownerJID, to: jid) == .allowed
                 else { continue }

@@ -72,7 +72,10 @@ public struct PEP: ServerFeature {
     /// Sends a request to its handler, or answers it with the error.
     private func handle(_ request: IQRequest) {
         let pubsub = request.iq.payload!
-        let operations = pubsub.elements.filter { !($0.name == "publish-options" && $0.namespace == NS.pubsub) }
+        // <publish-options/> goes with <publish/>, <configure/> with <create/>.
+        let operations = pubsub.elements.filter {
+            !($0.namespace == NS.pubsub && ($0.name == "publish-options" || $0.name == "configure"))
+        }
         guard operations.count == 1, let operation = operations.first, operation.namespace == pubsub.namespace else {
             return request.fail(StanzaError(.badRequest, text: "a pubsub request holds one operation"))
         }
