@@ -15,7 +15,9 @@ XEP-0084, XEP-0163 and XEP-0115 plugins, against a running server
      size and type; so does alice's own resource,
   5. bob fetches the data item by that id and gets the same bytes,
   6. a second resource of bob logs in and gets the last published
-     metadata at once (XEP-0163 §4.3.4),
+     metadata at once (XEP-0163 §4.3.4); all resources announce the same
+     caps, and the server does not ask the new one (it verified the hash
+     of an earlier answer and cached the ver),
   7. carol asking for alice's avatar gets not-authorized with
      presence-subscription-required.
 Prints one line per step and exits non-zero on the first failure. Every
@@ -53,6 +55,8 @@ class Peer:
         self.client = None
         # (receiving resource, from, item id, [(info id, bytes, type)]), in order of arrival.
         self.metadata = []
+        # Resource -> the server's disco#info queries for its caps' node#ver.
+        self.caps_queries = {}
         self._change = asyncio.Event()
 
     def _client(self, jid, register=False):
@@ -84,6 +88,13 @@ class Peer:
             self.metadata.append((resource, str(message["from"]), item["id"], infos))
             self.changed()
 
+        def count_caps_query(stanza):
+            if (stanza.name == "iq" and stanza["type"] == "get" and stanza["from"] == self.server["domain"]
+                    and "#" in stanza["disco_info"]["node"]):
+                self.caps_queries[resource] = self.caps_queries.get(resource, 0) + 1
+            return stanza
+
+        client.add_filter("in", count_caps_query)
         client.add_event_handler("session_start", on_start)
         client.add_event_handler("avatar_metadata_publish", on_metadata)
         client.add_event_handler("roster_update", lambda _iq: self.changed())
@@ -191,7 +202,15 @@ async def scenario(server):
         await bob.until(lambda: any(m[0] == "later" for m in bob.metadata))
         _resource, sender, item_id, infos = next(m for m in bob.metadata if m[0] == "later")
         require(sender == alice.jid and item_id == image_id and infos == expected, f"{sender} {item_id} {infos}")
-        return "the metadata arrived on login"
+        # The three accounts run the same plugins, so their caps share one
+        # ver: the server asked for it, verified the hash of the answer and
+        # cached it, so the new resource is not asked (an unverified answer
+        # would have served its sender only).
+        queries = {peer.user: peer.caps_queries for peer in (alice, bob, carol)}
+        require(sum(sum(counts.values()) for counts in queries.values()) >= 1, f"caps queries {queries}")
+        require("later" not in bob.caps_queries, f"caps queries {queries}")
+        total = sum(sum(counts.values()) for counts in queries.values())
+        return f"the metadata arrived on login; {total} caps query(s) for the four resources"
 
     await step("a new resource of bob gets the last published metadata", last_published())
 
