@@ -6,9 +6,9 @@ import XMPPCore
 /// advertised for accounts, to the user and to contacts the user shares
 /// presence with (`from` or `both`); to anyone else, and for an unknown
 /// account, it is `service-unavailable` (RFC 6121 §8.5.1: the server does
-/// not tell a stranger which accounts exist). The domain's items are the services features host at
-/// domains of their own (`Hooks.advertiseItem`, such as HTTP upload); an
-/// account has none.
+/// not tell a stranger which accounts exist). The domain's items are the
+/// services features host at domains of their own (`Hooks.advertiseItem`,
+/// such as HTTP upload); an account has none.
 public struct Disco: ServerFeature {
     public init() {}
 

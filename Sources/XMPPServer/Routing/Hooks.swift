@@ -293,6 +293,7 @@ public struct Hooks: Sendable {
         return element
     }
 
+    /// Tells the presence observers of a broadcast presence.
     func broadcastPresence(_ presence: Presence, from session: ClientSession) {
         for handler in presenceHandlers { handler(presence, session) }
     }

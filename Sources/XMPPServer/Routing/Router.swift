@@ -79,10 +79,11 @@ public final class Router: Sendable {
             }
             return bounce(iq, StanzaError(.serviceUnavailable), to: session)
         }
-        guard iq.type == .get || iq.type == .set, let payload = iq.payload else {
+        if iq.type == .result || iq.type == .error {
             if let recipient, recipient.localpart == nil { session.server.hooks.iqResponse(iq, from: session) }
             return
         }
+        guard iq.type == .get || iq.type == .set, let payload = iq.payload else { return }
         let target: IQTarget
         let address: JID
         switch recipient {
