@@ -61,7 +61,7 @@ extension XMPPClient {
                     error: .stanzaError(error?.condition ?? .undefinedCondition, text: error?.text)))
             return
         }
-        if handleCarbon(message) || handleArchiveResult(message) { return }
+        if handleCarbon(message) || handleArchiveResult(message) || handleAvatarMetadata(message) { return }
         handleChat(message, sentByUs: false)
     }
 

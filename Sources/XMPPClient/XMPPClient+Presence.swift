@@ -11,7 +11,7 @@ extension XMPPClient {
             priority: priority == 0 ? nil : priority)
         presence.element[attribute: "xml:lang"] = nil
         ownPresence = presence
-        send(presenceWithAvatarHash(presence).element)
+        send(stamped(presence).element)
     }
 
     /// The available resources of `jid` (a bare JID), highest priority first.
@@ -29,7 +29,8 @@ extension XMPPClient {
                 availability: available
                     ? presence.show.flatMap { Availability(rawValue: $0.rawValue) } ?? .available : .unavailable,
                 status: presence.status, priority: (try? presence.priority) ?? 0,
-                avatarHash: presence.element.child("x", namespace: NS.vcardUpdate)?.childText("photo", namespace: NS.vcardUpdate))
+                avatarHash: presence.element.child("x", namespace: NS.vcardUpdate)?.childText("photo", namespace: NS.vcardUpdate)
+                    ?? avatarHashes[from.bare])
             presences[from.bare, default: [:]][from] = available ? update : nil
             if presences[from.bare]?.isEmpty == true { presences[from.bare] = nil }
             broadcaster.publish(.presence(update))

@@ -10,17 +10,25 @@ extension XMPPClient {
 
     /// Publishes our profile, replacing the previous one, and announces the
     /// avatar's hash in our presence (XEP-0153) so contacts refresh it.
+    /// When our account is a PEP service, an avatar is also published as
+    /// a XEP-0084 User Avatar, which clients without vCard avatars read.
     public func setProfile(_ profile: Profile) async throws(XMPPClientError) {
         _ = try await request(.set, payload: profile.vCard)
         ownAvatarHash = profile.avatar?.hash ?? ""
-        if ownPresence.type != .unavailable { send(presenceWithAvatarHash(ownPresence).element) }
+        if ownPresence.type != .unavailable { send(stamped(ownPresence).element) }
+        if let avatar = profile.avatar, await accountSupportsPEP() { try await publishAvatar(avatar) }
     }
 
-    /// `presence` with our avatar hash, once known (XEP-0153 §4.2: an empty
-    /// `<photo/>` says "no avatar").
-    func presenceWithAvatarHash(_ presence: Presence) -> Presence {
-        guard let ownAvatarHash else { return presence }
+    /// `presence` as we send it: with our avatar hash, once known
+    /// (XEP-0153 §4.2: an empty `<photo/>` says "no avatar"), and, when
+    /// available, our capabilities (XEP-0115 §4).
+    func stamped(_ presence: Presence) -> Presence {
         var stamped = presence
+        if presence.type == .available {
+            stamped.element.removeChildren("c", namespace: NS.caps)
+            stamped.element.append(Self.capabilities.element)
+        }
+        guard let ownAvatarHash else { return stamped }
         stamped.element.removeChildren("x", namespace: NS.vcardUpdate)
         var photo = Element("photo", namespace: NS.vcardUpdate)
         if !ownAvatarHash.isEmpty { photo.append(text: ownAvatarHash) }

@@ -34,6 +34,9 @@ public actor XMPPClient {
     /// The SHA-1 of our avatar for presence (XEP-0153): "" for none, nil
     /// until known.
     var ownAvatarHash: String?
+    /// Contacts' avatar hashes from their XEP-0084 metadata, by bare JID:
+    /// what their presence shows when it carries no XEP-0153 hash.
+    var avatarHashes: [JID: String] = [:]
     /// The server's HTTP upload service, once found (XEP-0363).
     var uploadServiceJID: JID?
     /// Results of our archive queries in flight, by query id (XEP-0313).
@@ -229,7 +232,7 @@ public actor XMPPClient {
         await loadOwnAvatarHash()
         // Staying unavailable means sending no presence at all (RFC 6121
         // §4.2): messages to the bare JID then wait offline.
-        if ownPresence.type != .unavailable { send(presenceWithAvatarHash(ownPresence).element) }
+        if ownPresence.type != .unavailable { send(stamped(ownPresence).element) }
     }
 
     // MARK: - Reading
@@ -281,7 +284,7 @@ public actor XMPPClient {
         }
     }
 
-    /// Answers the server's requests: roster pushes, pings; anything else
+    /// Answers the server's requests: roster pushes, pings, disco#info; anything else
     /// is not served by this client (RFC 6120 §8.4).
     private func handleRequest(_ iq: IQ) {
         let payload = iq.payload
@@ -290,6 +293,9 @@ public actor XMPPClient {
         }
         if iq.type == .get, payload?.name == "ping", payload?.namespace == NS.ping {
             return send(iq.result())
+        }
+        if iq.type == .get, payload?.name == "query", payload?.namespace == NS.discoInfo {
+            return answerDiscoInfo(iq)
         }
         if let reply = iq.errorReply(StanzaError(.serviceUnavailable)) { send(reply) }
     }

@@ -53,12 +53,26 @@ public enum NS {
     public static let vcard = "vcard-temp"
     /// XEP-0059: Result Set Management.
     public static let rsm = "http://jabber.org/protocol/rsm"
+    /// XEP-0060: Publish-Subscribe, the requests of subscribers and publishers.
+    public static let pubsub = "http://jabber.org/protocol/pubsub"
+    /// XEP-0060: Publish-Subscribe, event notifications.
+    public static let pubsubEvent = "http://jabber.org/protocol/pubsub#event"
+    /// XEP-0060: Publish-Subscribe, the requests of node owners.
+    public static let pubsubOwner = "http://jabber.org/protocol/pubsub#owner"
+    /// XEP-0060: Publish-Subscribe, application-specific error conditions.
+    public static let pubsubErrors = "http://jabber.org/protocol/pubsub#errors"
+    /// XEP-0060: Publish-Subscribe, the `FORM_TYPE` of publish options (§7.1.5).
+    public static let pubsubPublishOptions = "http://jabber.org/protocol/pubsub#publish-options"
     /// XEP-0066: Out of Band Data, the `<x/>` element carrying a URL.
     public static let oob = "jabber:x:oob"
     /// XEP-0077: In-Band Registration, the query.
     public static let register = "jabber:iq:register"
     /// XEP-0077: In-Band Registration, the stream feature.
     public static let registerFeature = "http://jabber.org/features/iq-register"
+    /// XEP-0084: User Avatar, the node of the image data.
+    public static let avatarData = "urn:xmpp:avatar:data"
+    /// XEP-0084: User Avatar, the node of the image metadata.
+    public static let avatarMetadata = "urn:xmpp:avatar:metadata"
     /// XEP-0085: Chat State Notifications.
     public static let chatstates = "http://jabber.org/protocol/chatstates"
     /// XEP-0092: Software Version.

@@ -231,6 +231,33 @@ public enum Storage {
                 END;
                 """)
         }
+        migrator.register("0010-pep") { database in
+            // XEP-0163 nodes and items: see SQLitePEPStore. Deleting an
+            // account deletes its nodes, and deleting a node its items. The
+            // unique index on (node_id, item_id) serves the cascade and the
+            // lookups by id; the one on node_id (with the rowid SQLite
+            // appends) the listing newest first and the trimming.
+            try database.execute(
+                """
+                CREATE TABLE pep_nodes (
+                    id INTEGER PRIMARY KEY,
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    access_model TEXT NOT NULL CHECK (access_model IN ('presence', 'open')),
+                    max_items INTEGER NOT NULL CHECK (max_items > 0),
+                    persist_items INTEGER NOT NULL CHECK (persist_items IN (0, 1)),
+                    UNIQUE (account_id, name)
+                );
+                CREATE TABLE pep_items (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    node_id INTEGER NOT NULL REFERENCES pep_nodes (id) ON DELETE CASCADE,
+                    item_id TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    UNIQUE (node_id, item_id)
+                );
+                CREATE INDEX pep_items_by_node ON pep_items (node_id);
+                """)
+        }
         return migrator
     }
 }

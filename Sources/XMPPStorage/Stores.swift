@@ -22,6 +22,8 @@ public final class Stores {
     public let archive: any ArchiveStore
     /// The users' file uploads (XEP-0363).
     public let uploads: any UploadStore
+    /// The users' personal eventing nodes and items (XEP-0163).
+    public let pep: any PEPStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -37,6 +39,7 @@ public final class Stores {
         self.lastActivity = SQLiteLastActivityStore(database: database)
         self.archive = SQLiteArchiveStore(database: database)
         self.uploads = SQLiteUploadStore(database: database)
+        self.pep = SQLitePEPStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
@@ -55,9 +58,10 @@ public final class Stores {
         let lastActivity = InMemoryLastActivityStore(accounts: accounts)
         let archive = InMemoryArchiveStore(accounts: accounts)
         let uploads = InMemoryUploadStore(accounts: accounts)
+        let pep = InMemoryPEPStore(accounts: accounts)
         self.database = nil
         self.accounts = CascadingAccountStore(
-            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity, archive, uploads])
+            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity, archive, uploads, pep])
         self.roster = roster
         self.offline = offline
         self.vCards = vCards
@@ -65,6 +69,7 @@ public final class Stores {
         self.lastActivity = lastActivity
         self.archive = archive
         self.uploads = uploads
+        self.pep = pep
     }
 
     /// Runs `body` in one transaction when the stores share a database, so

@@ -20,6 +20,11 @@ public struct SubscriptionState: Sendable, Hashable {
 
     /// What the roster item says.
     public var subscription: Subscription
+
+    /// Whether the contact sees the user's presence (`from` or `both`):
+    /// the contacts a user's presence, and PEP events (XEP-0163 §2.4), go to.
+    public var sharesPresence: Bool { subscription == .from || subscription == .both }
+
     /// The user asked to see the contact's presence and the contact has not
     /// answered: the roster item carries `ask='subscribe'` ("Pending Out").
     public var pendingOut: Bool

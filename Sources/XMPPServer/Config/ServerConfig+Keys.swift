@@ -80,6 +80,7 @@ extension ServerConfig {
         .single("offline_quota", \.limits.offlineQuota, .integer),
         .single("vcard_max_size", \.limits.maxVCardSize, .size),
         .single("blocklist_max_items", \.limits.blocklistMaxItems, .integer),
+        .single("pep_max_items", \.limits.pepMaxItems, .integer),
         .single("version_reply", \.versionReply, .choice(VersionReply.self)),
         .single("archive", \.archive.enabled, .boolean),
         .single("mam_default", \.archive.defaultRule, .choice(ArchivePreferences.Default.self)),

@@ -163,6 +163,12 @@ public struct ServerConfig: Sendable, Equatable {
         /// `policy-violation`. The lists of online users are kept in
         /// memory. Key `blocklist_max_items`, default 1000, from 1 to 100000.
         public var blocklistMaxItems = 1000
+        /// Most items one personal eventing node keeps (XEP-0163): the
+        /// largest `pubsub#max_items` a user may ask for, and what `max`
+        /// means; a new node keeps one unless asked. Each item travels in
+        /// one stanza, so `maxStanzaSize` bounds its size. Key
+        /// `pep_max_items`, default 100, from 1 to 10000.
+        public var pepMaxItems = 100
     }
 
     /// The built-in HTTP server (`HTTPServer`), whose only use is file

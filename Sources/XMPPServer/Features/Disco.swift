@@ -1,11 +1,14 @@
 import XMPPCore
 
 /// XEP-0030: Service Discovery. The domain's info lists the server identity
-/// and every feature the installed features advertise; an account's own
-/// bare JID answers as a registered account, with the features advertised
-/// for accounts. The domain's items are the services features host at
-/// domains of their own (`Hooks.advertiseItem`, such as HTTP upload); an
-/// account has none.
+/// and every feature the installed features advertise; an account's bare
+/// JID answers as a registered account, with the identities and features
+/// advertised for accounts, to the user and to contacts the user shares
+/// presence with (`from` or `both`); to anyone else, and for an unknown
+/// account, it is `service-unavailable` (RFC 6121 §8.5.1: the server does
+/// not tell a stranger which accounts exist). The domain's items are the
+/// services features host at domains of their own (`Hooks.advertiseItem`,
+/// such as HTTP upload); an account has none.
 public struct Disco: ServerFeature {
     public init() {}
 
@@ -20,10 +23,10 @@ public struct Disco: ServerFeature {
             request.reply(Self.adding(request.server.hooks.discoFeatures, to: query))
         }
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.account]) { request in
-            guard var query = Self.query(request) else { return }
-            query.append(Self.identity(category: "account", type: "registered", name: nil))
-            request.reply(Self.adding(request.server.hooks.accountDiscoFeatures, to: query))
+            guard let query = Self.query(request) else { return }
+            request.reply(Self.accountInfo(query, hooks: request.server.hooks))
         }
+        hooks.onIQ(.get, NS.discoInfo, "query", to: [.user], Self.contactInfo)
         hooks.onIQ(.get, NS.discoItems, "query", to: [.host]) { request in
             guard var query = Self.query(request) else { return }
             for item in request.server.hooks.discoItems {
@@ -37,6 +40,38 @@ public struct Disco: ServerFeature {
             guard let query = Self.query(request) else { return }
             request.reply(query)
         }
+    }
+
+    /// disco#info of another user's bare JID: the account's, if the user
+    /// shares presence with the requester.
+    @Sendable private static func contactInfo(_ request: IQRequest) {
+        guard let username = request.target.localpart, let requester = request.session.jid else { return }
+        request.session.withStorage({ stores in
+            try Blocking.reaches(username, from: requester, in: stores)
+                && (try stores.roster.item(requester.bare.description, of: username)?.state.sharesPresence ?? false)
+        }) { result in
+            switch result {
+            case .success(true):
+                guard let query = Self.query(request) else { return }
+                request.reply(Self.accountInfo(query, hooks: request.server.hooks))
+            case .success(false):
+                request.fail(StanzaError(.serviceUnavailable))
+            case .failure(let error):
+                request.session.log.error("disco#info of \(username) failed: \(error)")
+                request.fail(StanzaError(.internalServerError))
+            }
+        }
+    }
+
+    /// `query` as an account answers it: `account/registered`, the
+    /// identities and features features advertise on accounts.
+    static func accountInfo(_ query: Element, hooks: Hooks) -> Element {
+        var query = query
+        query.append(Self.identity(category: "account", type: "registered", name: nil))
+        for identity in hooks.accountDiscoIdentities {
+            query.append(Self.identity(category: identity.category, type: identity.type, name: nil))
+        }
+        return Self.adding(hooks.accountDiscoFeatures, to: query)
     }
 
     /// The empty answer `<query/>`; nil (after answering `item-not-found`)

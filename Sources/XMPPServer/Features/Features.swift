@@ -7,7 +7,7 @@ public enum Features {
         var features: [any ServerFeature] = [
             Disco(), Ping(), Registration(), LegacySession(), Roster(), PresenceBroadcast.Feature(), ClientStateIndication(),
             VCardTemp(), Blocking(), Carbons(), SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(),
-            LegacyArchivingPreferences(), StreamManagement(), HTTPUpload(config: config),
+            LegacyArchivingPreferences(), StreamManagement(), HTTPUpload(config: config), PEP(),
         ]
         if config.archive.enabled { features.append(MessageArchive(config.archive, clock: clock)) }
         return features

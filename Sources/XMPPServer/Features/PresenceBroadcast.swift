@@ -75,6 +75,7 @@ enum PresenceBroadcast {
                 LastActivity.recordLogout(of: jid.bare, status: presence.status, server: session.server)
             }
         }
+        session.server.hooks.broadcastPresence(presence, from: session)
         let directed = presence.type == .unavailable ? session.directedPresence : []
         if presence.type == .unavailable { session.directedPresence = [] }
         let username = jid.localpart!

@@ -63,6 +63,20 @@ public struct DiscoItem: Sendable, Hashable {
     }
 }
 
+/// An identity of XEP-0030 disco#info (§3.1): what kind of entity answers.
+public struct DiscoIdentity: Sendable, Hashable {
+    /// The category, such as `pubsub`.
+    public var category: String
+    /// The type within the category, such as `pep`.
+    public var type: String
+
+    /// An identity of `category` and `type`.
+    public init(category: String, type: String) {
+        self.category = category
+        self.type = type
+    }
+}
+
 /// Handles an IQ request; it must answer, now or later (after a storage
 /// round trip), exactly once.
 public typealias IQHandler = @Sendable (IQRequest) -> Void
@@ -101,12 +115,17 @@ public struct Hooks: Sendable {
     private var boundHandlers: [@Sendable (ClientSession) -> Void] = []
     private var endedHandlers: [@Sendable (ClientSession) -> Void] = []
     private var messageHandlers: [@Sendable (inout Element, MessageRoute) -> Void] = []
+    private var presenceHandlers: [@Sendable (Presence, ClientSession) -> Void] = []
+    private var responseHandlers: [@Sendable (IQ, ClientSession) -> Bool] = []
     private var startHandlers: [@Sendable (ServerContext) -> Void] = []
     /// The `var`s of XEP-0030 `<feature/>`s the server supports, sorted.
     public private(set) var discoFeatures: [String] = []
     /// The `var`s of the `<feature/>`s a user's account (its bare JID)
     /// supports, sorted.
     public private(set) var accountDiscoFeatures: [String] = []
+    /// The identities a user's account answers with besides
+    /// `account/registered`, in the order the features added them.
+    public private(set) var accountDiscoIdentities: [DiscoIdentity] = []
     /// The services the server's disco#items lists (XEP-0030 §4), in the
     /// order the features added them.
     public private(set) var discoItems: [DiscoItem] = []
@@ -132,6 +151,12 @@ public struct Hooks: Sendable {
     /// what the server answers on behalf of a bare JID).
     public mutating func advertiseOnAccount(_ feature: String) {
         if !accountDiscoFeatures.contains(feature) { accountDiscoFeatures.append(feature) }
+    }
+
+    /// Lists `identity` in the disco#info of every account, after
+    /// `account/registered` (XEP-0163 §6.1: `pubsub/pep`).
+    public mutating func advertiseIdentityOnAccount(_ identity: DiscoIdentity) {
+        if !accountDiscoIdentities.contains(identity) { accountDiscoIdentities.append(identity) }
     }
 
     /// Lists `item` in the server's disco#items (XEP-0030 §4.1: "the
@@ -200,6 +225,21 @@ public struct Hooks: Sendable {
         messageHandlers.append(handler)
     }
 
+    /// Runs `handler` on each available or unavailable presence a bound
+    /// session broadcasts (no `to`, RFC 6121 §4.2, §4.4, §4.5), once the
+    /// resource's availability is recorded: it observes, it cannot stop it.
+    public mutating func onBroadcastPresence(_ handler: @escaping @Sendable (Presence, ClientSession) -> Void) {
+        presenceHandlers.append(handler)
+    }
+
+    /// Runs `handler` on each result or error IQ a bound session sends to
+    /// the server's domain: the answers to requests the server sent. A
+    /// handler returns true when the answer was its own; the others are
+    /// dropped (RFC 6120 §8.2.3: no answer to an answer).
+    public mutating func onIQResponse(_ handler: @escaping @Sendable (IQ, ClientSession) -> Bool) {
+        responseHandlers.append(handler)
+    }
+
     /// Runs `handler` once, on the loop, when the server starts, before
     /// any client can connect: for loading state and starting timers.
     public mutating func onStart(_ handler: @escaping @Sendable (ServerContext) -> Void) {
@@ -251,6 +291,16 @@ public struct Hooks: Sendable {
         let route = MessageRoute(sender: sender, recipient: recipient ?? sender.bare, session: session)
         for handler in messageHandlers { handler(&element, route) }
         return element
+    }
+
+    /// Tells the presence observers of a broadcast presence.
+    func broadcastPresence(_ presence: Presence, from session: ClientSession) {
+        for handler in presenceHandlers { handler(presence, session) }
+    }
+
+    /// Hands an answer to the server's request to the feature that sent it.
+    func iqResponse(_ iq: IQ, from session: ClientSession) {
+        for handler in responseHandlers where handler(iq, session) { return }
     }
 
     /// Runs the start handlers; the server calls it once, on the loop.

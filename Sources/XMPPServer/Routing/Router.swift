@@ -13,6 +13,7 @@ import XMPPCore
 /// | iq get/set            | another local bare JID            | the `.user` handler, else `service-unavailable`    |
 /// | iq                    | a bound full JID                  | that session                              |
 /// | iq get/set            | an unbound full JID               | `service-unavailable`                     |
+/// | iq result/error       | the domain                        | the feature that sent the request (`onIQResponse`), else dropped |
 /// | iq result/error       | not a bound full JID              | dropped (never answer an error)           |
 /// | iq get/set            | a local service's domain (`upload.localhost`) | the `.service(domain)` handler, else `service-unavailable` |
 /// | iq get/set            | any other JID at a local service  | `service-unavailable`                     |
@@ -77,6 +78,10 @@ public final class Router: Sendable {
                 return target.deliver(element)
             }
             return bounce(iq, StanzaError(.serviceUnavailable), to: session)
+        }
+        if iq.type == .result || iq.type == .error {
+            if let recipient, recipient.localpart == nil { session.server.hooks.iqResponse(iq, from: session) }
+            return
         }
         guard iq.type == .get || iq.type == .set, let payload = iq.payload else { return }
         let target: IQTarget

@@ -75,6 +75,62 @@ struct ClientExtensionTests {
             await bob.disconnect()
         }
     }
+
+    @Test("avatars over PEP: published with the profile, metadata notifications become contacts' avatar hashes")
+    func avatarThroughPEP() async throws {
+        try await ServerFixture.run { server in
+            let (alice, _, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            let aliceJID = try JID("alice@localhost")
+            let avatar = Profile.Avatar(data: Array(repeating: 0x42, count: 5000), type: "image/png")
+            try await alice.setProfile(Profile(avatar: avatar))
+            // XEP-0084 §4.1: the data item, under the image's SHA-1.
+            let item = Element("item", namespace: NS.pubsub, attributes: ["id": avatar.hash])
+            let items = Element("items", namespace: NS.pubsub, attributes: ["node": NS.avatarData], children: [.element(item)])
+            let reply = try await bob.request(.get, to: aliceJID, payload: Element("pubsub", namespace: NS.pubsub, children: [.element(items)]))
+            let data = reply.payload?.child("items", namespace: NS.pubsub)?.child("item", namespace: NS.pubsub)?
+                .childText("data", namespace: NS.avatarData)
+            #expect(try Base64.decode(try #require(data)) == avatar.data)
+            // Metadata alone (no XEP-0153 hash in presence says "feed"):
+            // bob's caps ask for it, and the hash reaches his presence events.
+            let info = Element("info", namespace: NS.avatarMetadata, attributes: ["id": "feed", "bytes": "1", "type": "image/png"])
+            let metadata = Element("metadata", namespace: NS.avatarMetadata, children: [.element(info)])
+            let published = Element("item", namespace: NS.pubsub, attributes: ["id": "feed"], children: [.element(metadata)])
+            let publish = Element("publish", namespace: NS.pubsub, attributes: ["node": NS.avatarMetadata], children: [.element(published)])
+            _ = try await alice.request(.set, payload: Element("pubsub", namespace: NS.pubsub, children: [.element(publish)]))
+            let presence = try await bobEvents.first("alice's presence with the PEP avatar hash") {
+                if case .presence(let p) = $0, p.avatarHash == "feed" { p } else { nil }
+            }
+            #expect(presence.jid.bare == aliceJID)
+            #expect(await bob.presences(of: aliceJID).map(\.avatarHash) == ["feed"])
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("the client's caps hash its own disco#info, which it answers for node#ver")
+    func capabilitiesAnswerDiscoInfo() async throws {
+        let caps = XMPPClient.capabilities
+        #expect(caps.isVerified(by: XMPPClient.discoInfo))
+        let features = XMPPClient.discoInfo.elements.compactMap { $0[attribute: "var"] }
+        #expect(features.contains(NS.avatarMetadata + "+notify"))
+        try await ServerFixture.run { server in
+            let (alice, _, bob, _) = try await ClientIMTests.friends(on: server)
+            let aliceFull = try #require(await alice.boundJID)
+            for node in [nil, caps.discoNode] {
+                var query = Element("query", namespace: NS.discoInfo)
+                query[attribute: "node"] = node
+                let reply = try await bob.request(.get, to: aliceFull, payload: query)
+                let answer = try #require(reply.payload)
+                #expect(answer[attribute: "node"] == node)
+                #expect(caps.isVerified(by: answer))
+            }
+            var other = Element("query", namespace: NS.discoInfo)
+            other[attribute: "node"] = "urn:example:other"
+            await #expect(throws: XMPPClientError.self) { _ = try await bob.request(.get, to: aliceFull, payload: other) }
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
 }
 
 /// The server's message archive through the client kit.

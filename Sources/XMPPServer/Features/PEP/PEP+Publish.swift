@@ -1,0 +1,167 @@
+import XMPPCore
+import XMPPStorage
+
+extension PEP {
+    /// What a change to a node needs for its notifications: the node's
+    /// configuration and the owner's contacts who share presence.
+    struct Audience: Sendable {
+        var configuration: PEPNodeConfiguration
+        var contacts: [String]
+    }
+
+    /// XEP-0060 §7.1: publishes one item, creating the node with the
+    /// defaults and the publish-options, or checking them against its
+    /// configuration (§7.1.5).
+    func publish(_ publish: Element, options: Element?, _ request: IQRequest) {
+        let session = request.session
+        guard let node = Self.node(of: publish, request), let owner = session.jid?.bare, let username = owner.localpart
+        else { return }
+        let items = publish.elements.filter { $0.name == "item" && $0.namespace == NS.pubsub }
+        guard items.count == 1, let item = items.first else {
+            return request.fail(
+                Self.error(.badRequest, items.isEmpty ? "item-required" : "invalid-payload", text: "publish one item"))
+        }
+        guard item.elements.count == 1, let payload = item.elements.first else {
+            return request.fail(
+                Self.error(.badRequest, item.elements.isEmpty ? "payload-required" : "invalid-payload",
+                    text: "an item holds one payload element"))
+        }
+        let requested: PublishOptions
+        do throws(StanzaError) {
+            requested = try PublishOptions(options, maxItemsLimit: session.server.config.limits.pepMaxItems)
+        } catch {
+            return request.fail(error)
+        }
+        guard let serialized = StoredStanza.serialize(payload) else {
+            return request.fail(Self.error(.badRequest, "invalid-payload", text: "the payload cannot be stored"))
+        }
+        let id = item[attribute: "id"].flatMap { $0.isEmpty ? nil : $0 } ?? Hex.encode(Crypto.randomBytes(count: 12))
+        session.withStorage({ stores -> Audience in
+            try stores.inTransaction {
+                let configuration: PEPNodeConfiguration
+                if let existing = try stores.pep.configuration(of: node, owner: username) {
+                    guard requested.areMet(by: existing) else {
+                        throw Self.error(
+                            .conflict, "precondition-not-met", text: "the node's configuration differs from the publish-options")
+                    }
+                    configuration = existing
+                } else {
+                    configuration = requested.applied(to: PEPNodeConfiguration())
+                    try stores.pep.setNode(node, of: username, configuration: configuration)
+                }
+                _ = try stores.pep.publish(PEPItem(id: id, payload: serialized), to: node, of: username)
+                return Audience(configuration: configuration, contacts: try Self.contacts(of: username, in: stores))
+            }
+        }) { result in
+            switch result {
+            case .success(let audience):
+                let published = Element(
+                    "publish", namespace: NS.pubsub, attributes: ["node": node],
+                    children: [.element(Element("item", namespace: NS.pubsub, attributes: ["id": id]))])
+                request.reply(Element("pubsub", namespace: NS.pubsub, children: [.element(published)]))
+                var notified = Element("item", namespace: NS.pubsubEvent, attributes: ["id": id])
+                notified.append(payload)
+                notify(Self.items(node, [notified]), node: node, of: owner, audience, server: session.server)
+            case .failure(let error):
+                Self.fail(request, error, doing: "publish to \(node)")
+            }
+        }
+    }
+
+    /// XEP-0060 §7.2: removes one item; with `notify='true'` the
+    /// interested hear of it (§7.2.2.1).
+    func retract(_ retract: Element, _ request: IQRequest) {
+        let session = request.session
+        guard let node = Self.node(of: retract, request), let owner = session.jid?.bare, let username = owner.localpart
+        else { return }
+        let ids = retract.elements.filter { $0.name == "item" && $0.namespace == NS.pubsub }.compactMap { $0[attribute: "id"] }
+        guard ids.count == 1, let id = ids.first, !id.isEmpty else {
+            return request.fail(Self.error(.badRequest, "item-required", text: "retract one item by its id"))
+        }
+        let notifies = ["1", "true"].contains(retract[attribute: "notify"] ?? "")
+        session.withStorage({ stores -> Audience? in
+            guard let configuration = try stores.pep.configuration(of: node, owner: username),
+                try stores.pep.retract(id, from: node, of: username)
+            else { return nil }
+            return Audience(configuration: configuration, contacts: notifies ? try Self.contacts(of: username, in: stores) : [])
+        }) { result in
+            switch result {
+            case .success(let audience?):
+                request.reply()
+                guard notifies else { return }
+                let retracted = Element("retract", namespace: NS.pubsubEvent, attributes: ["id": id])
+                notify(Self.items(node, [retracted]), node: node, of: owner, audience, server: session.server)
+            case .success(nil):
+                request.fail(StanzaError(.itemNotFound, text: "no such node or item"))
+            case .failure(let error):
+                Self.fail(request, error, doing: "retract from \(node)")
+            }
+        }
+    }
+
+    /// XEP-0060 §8.1.2: creates a node with the default configuration;
+    /// creating and configuring at once (§8.1.3) and instant nodes
+    /// (§8.1.2, no `node`) are not supported.
+    func create(_ create: Element, configure: Element?, _ request: IQRequest) {
+        guard create[attribute: "node"] != nil else {
+            return request.fail(Self.error(.notAcceptable, "nodeid-required", text: "instant nodes are not supported"))
+        }
+        guard configure?.child("x", namespace: NS.dataForms) == nil else {
+            return request.fail(Self.unsupported("create-and-configure"))
+        }
+        guard let node = Self.node(of: create, request), let username = request.session.jid?.localpart else { return }
+        request.session.withStorage({ stores -> Bool in
+            try stores.inTransaction {
+                guard try stores.pep.configuration(of: node, owner: username) == nil else { return false }
+                try stores.pep.setNode(node, of: username, configuration: PEPNodeConfiguration())
+                return true
+            }
+        }) { result in
+            switch result {
+            case .success(true): request.reply()
+            case .success(false): request.fail(StanzaError(.conflict, text: "the node exists"))
+            case .failure(let error): Self.fail(request, error, doing: "create \(node)")
+            }
+        }
+    }
+
+    /// XEP-0060 §8.4: deletes a node and its items; the interested hear
+    /// of it (§8.4.2).
+    func delete(_ delete: Element, _ request: IQRequest) {
+        let session = request.session
+        guard let node = Self.node(of: delete, request), let owner = session.jid?.bare, let username = owner.localpart
+        else { return }
+        session.withStorage({ stores -> Audience? in
+            try stores.inTransaction {
+                guard let configuration = try stores.pep.configuration(of: node, owner: username) else { return nil }
+                _ = try stores.pep.deleteNode(node, of: username)
+                return Audience(configuration: configuration, contacts: try Self.contacts(of: username, in: stores))
+            }
+        }) { result in
+            switch result {
+            case .success(let audience?):
+                request.reply()
+                let event = Element(
+                    "event", namespace: NS.pubsubEvent,
+                    children: [.element(Element("delete", namespace: NS.pubsubEvent, attributes: ["node": node]))])
+                notify(event, node: node, of: owner, audience, server: session.server)
+            case .success(nil):
+                request.fail(StanzaError(.itemNotFound, text: "no such node"))
+            case .failure(let error):
+                Self.fail(request, error, doing: "delete \(node)")
+            }
+        }
+    }
+
+    /// The bare JIDs of the contacts `username` shares presence with
+    /// (`from` or `both`): who may get the events of a `presence` node.
+    static func contacts(of username: String, in stores: Stores) throws -> [String] {
+        try stores.roster.items(of: username).filter(\.state.sharesPresence).map(\.contact)
+    }
+
+    /// `<event><items node>…</items></event>`.
+    static func items(_ node: String, _ children: [Element]) -> Element {
+        let items = Element("items", namespace: NS.pubsubEvent, attributes: ["node": node], children: children.map { .element($0) })
+        return Element("event", namespace: NS.pubsubEvent, children: [.element(items)])
+    }
+}

@@ -1,0 +1,142 @@
+import XMPPCore
+import XMPPStorage
+
+/// XEP-0163: Personal Eventing Protocol. Every account's bare JID is a
+/// pubsub service (XEP-0060) of which the user is the only publisher;
+/// contacts who share presence with the user get its events, filtered by
+/// the `NODE+notify` features of their XEP-0115 capabilities.
+///
+/// | request (`pubsub` namespace unless said) | by the owner                  | by anyone else                  |
+/// |-------------------------------------------|-------------------------------|---------------------------------|
+/// | `<publish>` (+ `<publish-options>`)       | stored, node auto-created; `<publish><item id/></publish>`; notifications | `forbidden` |
+/// | `<retract>`                               | removed; notifications with `notify='true'` | `forbidden`       |
+/// | `<create>`                                | a node with the defaults; `conflict` if it exists | `forbidden`  |
+/// | `<items>` (`max_items`, `<item id/>`)     | the items, newest first       | the same if the access model allows: `presence` (default) the contacts with a `from`/`both` subscription, `open` anyone; else `not-authorized` + `<presence-subscription-required/>` |
+/// | `#owner` `<delete>`                       | node and items gone; `<delete/>` notifications | `forbidden`        |
+/// | anything else in either namespace         | `feature-not-implemented` + `<unsupported feature/>` (`subscribe`, `config-node`, ...) | the same, or `forbidden` for owner requests |
+///
+/// Errors carry XEP-0060's `pubsub#errors` conditions: a missing node is
+/// `item-not-found`, a request without `node` `bad-request` +
+/// `<nodeid-required/>`. An unknown account, or one that blocks the
+/// requester, is `service-unavailable` (RFC 6121 §8.5.1, XEP-0191 §3.3).
+///
+/// Notifications (`<message type='headline'>` from the owner's bare JID)
+/// go to each available resource, of the owner or of a contact sharing
+/// presence, whose capabilities want the node; `EntityCapsTracker` learns
+/// them from broadcast presence. A resource that becomes interested in a
+/// node gets its last item at once (XEP-0163 §4.3.4).
+public struct PEP: ServerFeature {
+    /// The XEP-0060 features a PEP service of Swiftlet supports
+    /// (`http://jabber.org/protocol/pubsub#` + each).
+    static let features = [
+        "access-open", "access-presence", "auto-create", "auto-subscribe", "create-nodes", "delete-items",
+        "delete-nodes", "filtered-notifications", "item-ids", "last-published", "persistent-items", "publish",
+        "publish-options", "retract-items", "retrieve-items",
+    ]
+
+    /// The requests Swiftlet does not implement, by namespace and element,
+    /// with the XEP-0060 feature each one needs (§5.1's table).
+    private static let unsupported: [String: [String: String]] = [
+        NS.pubsub: [
+            "subscribe": "subscribe", "unsubscribe": "subscribe", "options": "subscription-options",
+            "subscriptions": "retrieve-subscriptions", "affiliations": "retrieve-affiliations",
+            "default": "retrieve-default",
+        ],
+        NS.pubsubOwner: [
+            "configure": "config-node", "default": "retrieve-default", "purge": "purge-nodes",
+            "subscriptions": "manage-subscriptions", "affiliations": "modify-affiliations",
+        ],
+    ]
+
+    let caps: EntityCapsTracker
+
+    /// The feature, with a cache of `capsCacheSize` verified XEP-0115 `ver`s.
+    public init(capsCacheSize: Int = 1000) {
+        caps = EntityCapsTracker(capacity: capsCacheSize)
+    }
+
+    public func install(_ hooks: inout Hooks) {
+        hooks.advertiseIdentityOnAccount(DiscoIdentity(category: "pubsub", type: "pep"))
+        for feature in Self.features { hooks.advertiseOnAccount(NS.pubsub + "#" + feature) }
+        for type in [IQ.IQType.get, .set] {
+            hooks.onIQ(type, NS.pubsub, "pubsub", to: [.account, .user]) { request in self.handle(request) }
+            hooks.onIQ(type, NS.pubsubOwner, "pubsub", to: [.account, .user]) { request in self.handle(request) }
+        }
+        hooks.onBroadcastPresence { presence, session in self.presenceChanged(presence, of: session) }
+        hooks.onSessionEnded { session in
+            if let jid = session.jid { self.caps.remove(jid) }
+        }
+        hooks.onIQResponse { iq, session in self.capsAnswered(iq, from: session) }
+    }
+
+    /// Sends a request to its handler, or answers it with the error.
+    private func handle(_ request: IQRequest) {
+        let pubsub = request.iq.payload!
+        // <publish-options/> goes with <publish/>, <configure/> with <create/>.
+        let operations = pubsub.elements.filter {
+            !($0.namespace == NS.pubsub && ($0.name == "publish-options" || $0.name == "configure"))
+        }
+        guard operations.count == 1, let operation = operations.first, operation.namespace == pubsub.namespace else {
+            return request.fail(StanzaError(.badRequest, text: "a pubsub request holds one operation"))
+        }
+        // Subscribers' requests (subscribe, options) are not the owner's.
+        let ownersOnly =
+            pubsub.namespace == NS.pubsubOwner
+            || (request.iq.type == .set && Self.unsupported[NS.pubsub]?[operation.name] == nil)
+        if ownersOnly, request.target.localpart != request.session.jid?.localpart {
+            return request.fail(StanzaError(.forbidden, text: "only the account's owner may do this"))
+        }
+        switch (request.iq.type, pubsub.namespace, operation.name) {
+        case (.set, NS.pubsub, "publish"):
+            publish(operation, options: pubsub.child("publish-options", namespace: NS.pubsub), request)
+        case (.set, NS.pubsub, "retract"):
+            retract(operation, request)
+        case (.set, NS.pubsub, "create"):
+            create(operation, configure: pubsub.child("configure", namespace: NS.pubsub), request)
+        case (.get, NS.pubsub, "items"):
+            items(operation, request)
+        case (.set, NS.pubsubOwner, "delete"):
+            delete(operation, request)
+        default:
+            if let feature = Self.unsupported[pubsub.namespace]?[operation.name] {
+                request.fail(Self.unsupported(feature))
+            } else {
+                request.fail(StanzaError(.badRequest, text: "not a pubsub \(request.iq.type?.rawValue ?? "") request"))
+            }
+        }
+    }
+
+    /// The node named by `operation`'s `node`, or nil after answering
+    /// `bad-request` + `<nodeid-required/>` (XEP-0060 §7.1.3.3).
+    static func node(of operation: Element, _ request: IQRequest) -> String? {
+        guard let node = operation[attribute: "node"], !node.isEmpty else {
+            request.fail(error(.badRequest, "nodeid-required"))
+            return nil
+        }
+        return node
+    }
+
+    /// An error with the XEP-0060 application condition `condition` (in
+    /// `pubsub#errors`).
+    static func error(
+        _ defined: StanzaError.Condition, type: StanzaError.ErrorType? = nil, _ condition: String, text: String? = nil
+    ) -> StanzaError {
+        StanzaError(defined, type: type, text: text, applicationCondition: Element(condition, namespace: NS.pubsubErrors))
+    }
+
+    /// `feature-not-implemented` + `<unsupported feature/>` (XEP-0060 §5.1).
+    static func unsupported(_ feature: String, _ defined: StanzaError.Condition = .featureNotImplemented) -> StanzaError {
+        StanzaError(
+            defined, type: defined == .featureNotImplemented ? .cancel : nil,
+            applicationCondition: Element("unsupported", namespace: NS.pubsubErrors, attributes: ["feature": feature]))
+    }
+
+    /// Reports a failed storage job: a `StanzaError` it threw goes to the
+    /// client as it is, anything else is logged and is
+    /// `internal-server-error`.
+    static func fail(_ request: IQRequest, _ error: any Error, doing what: String) {
+        if let error = error as? StanzaError { return request.fail(error) }
+        request.session.log.error("PEP \(what) failed: \(error)")
+        request.fail(StanzaError(.internalServerError))
+    }
+}

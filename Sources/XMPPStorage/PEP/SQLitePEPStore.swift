@@ -1,0 +1,136 @@
+/// A `PEPStore` in the tables `pep_nodes` and `pep_items` (migration
+/// `0010-pep`): a row per node, unique by `(account_id, name)`, and a row
+/// per item whose rowid `sequence` orders the items of a node by
+/// publication, newest last.
+public final class SQLitePEPStore: PEPStore {
+    private let database: Database
+
+    /// Creates a store on a migrated database, to be used on the thread that
+    /// owns `database`.
+    public init(database: Database) {
+        self.database = database
+    }
+
+    public func configuration(of node: String, owner username: String) throws -> PEPNodeConfiguration? {
+        try self.node(node, of: username)?.configuration
+    }
+
+    public func setNode(_ node: String, of username: String, configuration: PEPNodeConfiguration) throws {
+        try database.transaction {
+            guard let accountID = try database.accountID(of: username) else {
+                throw UnknownAccountError(username: username)
+            }
+            try database.run(
+                """
+                INSERT INTO pep_nodes (account_id, name, access_model, max_items, persist_items) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (account_id, name) DO UPDATE SET access_model = excluded.access_model,
+                    max_items = excluded.max_items, persist_items = excluded.persist_items
+                """, accountID, node, configuration.accessModel.rawValue, configuration.maxItems,
+                configuration.persistItems ? 1 : 0)
+            if let stored = try self.node(node, of: username) { try trim(stored) }
+        }
+    }
+
+    public func deleteNode(_ node: String, of username: String) throws -> Bool {
+        try database.run(
+            """
+            DELETE FROM pep_nodes WHERE name = ? AND account_id = (SELECT id FROM accounts WHERE username = ?)
+            """, node, username) > 0
+    }
+
+    public func publish(_ item: PEPItem, to node: String, of username: String) throws -> Bool {
+        try database.transaction {
+            guard let stored = try self.node(node, of: username) else { return false }
+            try database.run("DELETE FROM pep_items WHERE node_id = ? AND item_id = ?", stored.id, item.id)
+            if stored.configuration.persistItems {
+                try database.run(
+                    "INSERT INTO pep_items (node_id, item_id, payload) VALUES (?, ?, ?)", stored.id, item.id,
+                    item.payload)
+                try trim(stored)
+            }
+            return true
+        }
+    }
+
+    public func items(of node: String, owner username: String, ids: [String]?, limit: Int?) throws -> [PEPItem] {
+        // One statement for any number of ids: they arrive as a JSON array,
+        // or NULL for all. A negative LIMIT is none.
+        let sql = """
+            SELECT i.item_id, i.payload FROM pep_items AS i
+            JOIN pep_nodes AS n ON n.id = i.node_id JOIN accounts AS a ON a.id = n.account_id
+            WHERE a.username = ? AND n.name = ?
+                AND (?3 IS NULL OR i.item_id IN (SELECT value FROM json_each(?3)))
+            ORDER BY i.sequence DESC LIMIT ?
+            """
+        return try database.withCachedStatement(sql) { statement in
+            try statement.bind(username, node, try ids.map(JSONText.array), limit ?? -1)
+            var items: [PEPItem] = []
+            while try statement.step() {
+                items.append(PEPItem(id: statement.string(at: 0) ?? "", payload: statement.string(at: 1) ?? ""))
+            }
+            return items
+        }
+    }
+
+    public func retract(_ id: String, from node: String, of username: String) throws -> Bool {
+        try database.run(
+            """
+            DELETE FROM pep_items WHERE item_id = ? AND node_id = (
+                SELECT n.id FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id
+                WHERE a.username = ? AND n.name = ?)
+            """, id, username, node) > 0
+    }
+
+    public func lastItems(of username: String) throws -> [PEPLastItem] {
+        let sql = """
+            SELECT n.name, n.access_model, n.max_items, n.persist_items, i.item_id, i.payload
+            FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id
+            JOIN pep_items AS i ON i.sequence = (SELECT max(sequence) FROM pep_items WHERE node_id = n.id)
+            WHERE a.username = ? ORDER BY n.name
+            """
+        return try database.withCachedStatement(sql) { statement in
+            try statement.bind(username)
+            var items: [PEPLastItem] = []
+            while try statement.step() {
+                items.append(
+                    PEPLastItem(
+                        node: statement.string(at: 0) ?? "", configuration: Self.configuration(statement, from: 1),
+                        item: PEPItem(id: statement.string(at: 4) ?? "", payload: statement.string(at: 5) ?? "")))
+            }
+            return items
+        }
+    }
+
+    /// The row id and configuration of a node.
+    private func node(_ name: String, of username: String) throws -> (id: Int64, configuration: PEPNodeConfiguration)? {
+        let sql = """
+            SELECT n.id, n.access_model, n.max_items, n.persist_items
+            FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id
+            WHERE a.username = ? AND n.name = ?
+            """
+        return try database.withCachedStatement(sql) { statement in
+            try statement.bind(username, name)
+            guard try statement.step() else { return nil }
+            return (statement.int64(at: 0), Self.configuration(statement, from: 1))
+        }
+    }
+
+    /// The configuration in the columns `access_model`, `max_items`,
+    /// `persist_items` from `column` on; the table's checks keep them valid.
+    private static func configuration(_ statement: Statement, from column: Int) -> PEPNodeConfiguration {
+        PEPNodeConfiguration(
+            accessModel: PEPNodeConfiguration.AccessModel(rawValue: statement.string(at: column) ?? "") ?? .presence,
+            maxItems: max(1, statement.int(at: column + 1)), persistItems: statement.int(at: column + 2) != 0)
+    }
+
+    /// Drops the oldest items of a node beyond its `maxItems`, or all
+    /// without `persistItems`.
+    private func trim(_ node: (id: Int64, configuration: PEPNodeConfiguration)) throws {
+        let keep = node.configuration.persistItems ? node.configuration.maxItems : 0
+        try database.run(
+            """
+            DELETE FROM pep_items WHERE node_id = ?1 AND sequence NOT IN (
+                SELECT sequence FROM pep_items WHERE node_id = ?1 ORDER BY sequence DESC LIMIT ?2)
+            """, node.id, keep)
+    }
+}

@@ -1,0 +1,93 @@
+import XMPPCore
+import XMPPServer
+import XMPPTestSupport
+
+/// A client's XEP-0115 capabilities for PEP tests: a disco#info wanting
+/// the notifications of `nodes`, and its `ver`.
+struct TestCaps {
+    static let node = "https://swiftlet.test/client"
+    let info: String
+    let ver: String
+
+    /// Capabilities with `NODE+notify` for each of `nodes`; a `ver` of
+    /// `claimed` instead of the true hash makes them unverifiable.
+    init(notify nodes: [String], claimed: String? = nil) {
+        var features = [NS.discoInfo, NS.caps]
+        for node in nodes { features += [node, node + "+notify"] }
+        info = "<query xmlns='\(NS.discoInfo)'><identity category='client' type='pc' name='Test'/>"
+            + features.map { "<feature var='\($0)'/>" }.joined() + "</query>"
+        let parser = XMLStreamParser()
+        _ = parser.feed("<stream xmlns='jabber:client'>")
+        guard case .element(let query)? = parser.feed(info).first else { fatalError("bad disco#info") }
+        ver = claimed ?? EntityCapabilities.ver(of: query, using: .sha1)!
+    }
+
+    /// The `<c/>` to put in presence.
+    var element: String {
+        "<c xmlns='\(NS.caps)' hash='sha-1' node='\(Self.node)' ver='\(ver)'/>"
+    }
+}
+
+extension TestClient {
+    /// Sends available presence with `caps`, answers the server's
+    /// disco#info query for them if one comes, and returns everything
+    /// else received meanwhile.
+    @discardableResult
+    func announce(_ caps: TestCaps) -> [Element] {
+        send("<presence>\(caps.element)</presence>")
+        var received = receiveElements()
+        guard let index = received.firstIndex(where: { $0.name == "iq" && $0.child("query", namespace: NS.discoInfo) != nil })
+        else { return received }
+        let query = received.remove(at: index)
+        send(
+            "<iq type='result' to='\(query[attribute: "from"] ?? "")' id='\(query[attribute: "id"] ?? "")'>"
+                + caps.info.replacingOccurrences(
+                    of: "<query xmlns='\(NS.discoInfo)'>",
+                    with: "<query xmlns='\(NS.discoInfo)' node='\(TestCaps.node)#\(caps.ver)'>") + "</iq>")
+        return received + receiveElements()
+    }
+
+    /// Publishes `payload` to `node`, with an item id and publish-options
+    /// fields if given, and returns the reply.
+    func publish(_ payload: String, to node: String, id: String? = nil, options: [String: String] = [:]) -> Element? {
+        let item = id.map { "<item id='\($0)'>" } ?? "<item>"
+        var form = ""
+        if !options.isEmpty {
+            form = "<publish-options><x xmlns='jabber:x:data' type='submit'>"
+                + "<field var='FORM_TYPE' type='hidden'><value>\(NS.pubsubPublishOptions)</value></field>"
+                + options.map { "<field var='\($0.key)'><value>\($0.value)</value></field>" }.joined()
+                + "</x></publish-options>"
+        }
+        return request(
+            "<iq type='set' id='pub'><pubsub xmlns='\(NS.pubsub)'><publish node='\(node)'>\(item)\(payload)</item></publish>\(form)</pubsub></iq>",
+            id: "pub")
+    }
+
+    /// Asks `owner`'s PEP service for the items of `node`.
+    func items(of node: String, at owner: String, extra: String = "", children: String = "") -> Element? {
+        request(
+            "<iq type='get' id='items' to='\(owner)'><pubsub xmlns='\(NS.pubsub)'><items node='\(node)'\(extra)>\(children)</items></pubsub></iq>",
+            id: "items")
+    }
+}
+
+extension Element {
+    /// The XEP-0060 application condition (in `pubsub#errors`) of this error stanza.
+    var pubsubCondition: String? {
+        child("error")?.elements.first { $0.namespace == NS.pubsubErrors }?.name
+    }
+
+    /// The `feature` of the `<unsupported/>` condition of this error stanza.
+    var unsupportedFeature: String? {
+        child("error")?.child("unsupported", namespace: NS.pubsubErrors)?[attribute: "feature"]
+    }
+
+    /// The ids of the items of a pubsub reply or event notification.
+    var pubsubItemIDs: [String] {
+        let namespace = name == "message" ? NS.pubsubEvent : NS.pubsub
+        let container = name == "message" ? child("event", namespace: namespace) : child("pubsub", namespace: namespace)
+        return container?.child("items", namespace: namespace)?.elements.filter { $0.name == "item" }.compactMap {
+            $0[attribute: "id"]
+        } ?? []
+    }
+}
