@@ -59,7 +59,8 @@ import Testing
             #expect(try pragma("synchronous", of: database) == "2", "FULL by default")
             #expect(try pragma("busy_timeout", of: database) == "5000")
             #expect(try pragma("cache_size", of: database) == "-16384", "16 MiB")
-            #expect(try pragma("wal_autocheckpoint", of: database) == "4000")
+            #expect(try pragma("wal_autocheckpoint", of: database) == "0", "SQLite's own replaced by the checkpointer's")
+            #expect(database.checkpointer != nil)
             try database.execute("INSERT INTO t VALUES ('x')")
             #expect(FileManager.default.fileExists(atPath: path + "-wal"))
 
@@ -67,11 +68,48 @@ import Testing
                 path: path,
                 configuration: Database.Configuration(
                     busyTimeout: .milliseconds(250), synchronous: .normal, cacheKiB: 512,
-                    walAutocheckpointPages: 100))
+                    walAutocheckpointPages: 100, checkpointsInBackground: false))
             #expect(try pragma("synchronous", of: relaxed) == "1")
             #expect(try pragma("busy_timeout", of: relaxed) == "250")
             #expect(try pragma("cache_size", of: relaxed) == "-512")
             #expect(try pragma("wal_autocheckpoint", of: relaxed) == "100")
+            #expect(relaxed.checkpointer == nil)
+        }
+    }
+
+    /// Commits of one page each, as many as `count`.
+    private func commitPages(_ count: Int, to database: Database) throws {
+        for number in 0..<count {
+            try database.execute("INSERT INTO t VALUES ('\(String(repeating: "x", count: 3000))\(number)')")
+        }
+    }
+
+    @Test func theCheckpointerThreadCopiesTheWALOnceItHoldsTheThreshold() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/checkpoints.sqlite"
+            let database = try Database(path: path, configuration: Database.Configuration(walAutocheckpointPages: 10))
+            try database.execute("CREATE TABLE t (value TEXT)")
+            let checkpointer = try #require(database.checkpointer)
+            #expect(checkpointer.checkpoints == 0)
+            try commitPages(40, to: database)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while checkpointer.checkpoints == 0, ContinuousClock.now < deadline { usleep(1000) }
+            #expect(checkpointer.checkpoints > 0)
+            database.close()
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "the last connection removed the WAL")
+        }
+    }
+
+    @Test func withoutItsThreadTheWriterStillBoundsTheWAL() throws {
+        try withTemporaryDirectory { directory in
+            let database = try Database(
+                path: directory + "/bounded.sqlite", configuration: Database.Configuration(walAutocheckpointPages: 10))
+            try database.execute("CREATE TABLE t (value TEXT)")
+            try #require(database.checkpointer).stop()
+            try commitPages(300, to: database)
+            let wal = try #require(database.checkpointPassively())
+            #expect(wal.pages < 10 * WALCheckpointer.limitFactor + 10, "restarted after the writer's own checkpoints")
+            database.close()
         }
     }
 

@@ -17,30 +17,36 @@ public final class Database {
         public var synchronous: Synchronous
         /// The most memory the connection keeps for database pages, in
         /// KiB (`PRAGMA cache_size = -N`). Default: 16384 (16 MiB), where
-        /// SQLite's is 2 MiB. Every archived message adds an entry to two
-        /// indexes per archive, at a leaf page of its own for each active
+        /// SQLite's is 2 MiB. Every archived message adds a row to each
+        /// archive that keeps it, at a leaf page of its own for each active
         /// user; with a few hundred users chatting those leaves outgrow
         /// 2 MiB, and each is then read again (from the file, or the
         /// system's file cache) for every batch. Memory is taken only as
         /// pages are used.
         public var cacheKiB: Int
-        /// How many pages the WAL file may hold before a commit copies them
-        /// into the database file and syncs it (`PRAGMA wal_autocheckpoint`).
+        /// How many pages the WAL file may hold before they are copied into
+        /// the database file, which is then synced (`PRAGMA
+        /// wal_autocheckpoint`, or the `WALCheckpointer`).
         /// Default: 4000 (16 MiB with 4 KiB pages), where SQLite's is 1000.
         /// A page written again and again (an index leaf, under a stream
         /// of messages) is copied once per checkpoint, so fewer, larger
         /// checkpoints write less; the WAL file keeps its largest size.
         public var walAutocheckpointPages: Int
+        /// Whether those checkpoints run on a thread of their own (see
+        /// `WALCheckpointer`) rather than inside the commit that fills the
+        /// WAL. Default: true. Ignored in memory.
+        public var checkpointsInBackground: Bool
 
         /// Creates a configuration; the defaults suit the server.
         public init(
             busyTimeout: Duration = .seconds(5), synchronous: Synchronous = .full, cacheKiB: Int = 16384,
-            walAutocheckpointPages: Int = 4000
+            walAutocheckpointPages: Int = 4000, checkpointsInBackground: Bool = true
         ) {
             self.busyTimeout = busyTimeout
             self.synchronous = synchronous
             self.cacheKiB = cacheKiB
             self.walAutocheckpointPages = walAutocheckpointPages
+            self.checkpointsInBackground = checkpointsInBackground
         }
     }
 
@@ -72,6 +78,8 @@ public final class Database {
     private var connection: OpaquePointer?
     /// Prepared statements kept for reuse, by SQL text.
     private var statementCache: [String: Statement] = [:]
+    /// The thread that checkpoints the WAL, if it is not the commits.
+    let checkpointer: WALCheckpointer?
 
     /// Opens (creating if needed) the database file at `path` and sets the
     /// connection up: WAL journal, busy timeout, foreign keys, `synchronous`.
@@ -108,6 +116,13 @@ public final class Database {
         self.path = path
         self.synchronous = configuration.synchronous
         self.connection = connection
+        if configuration.checkpointsInBackground, path != Self.inMemoryPath, let connection {
+            let checkpointer = WALCheckpointer(path: path, configuration: configuration)
+            checkpointer.attach(to: connection)
+            self.checkpointer = checkpointer
+        } else {
+            self.checkpointer = nil
+        }
     }
 
     /// Opens a new, empty database that lives in memory and disappears when
@@ -199,6 +214,26 @@ public final class Database {
         statementCache.removeAll()
         sqlite3_close_v2(connection)
         self.connection = nil
+        // After the writer: the checkpointer's connection, closing last,
+        // checkpoints what is left and removes the WAL.
+        checkpointer?.stop()
+    }
+
+    /// Copies as much of the WAL into the database file as it can without
+    /// waiting for other connections (`SQLITE_CHECKPOINT_PASSIVE`).
+    ///
+    /// - Returns: How many WAL pages there are, and how many of them are now
+    ///   in the database file; `nil` when the checkpoint failed (busy, or
+    ///   not in WAL mode).
+    ///
+    /// The corresponding C function is `sqlite3_wal_checkpoint_v2`.
+    @discardableResult
+    func checkpointPassively() -> (pages: Int, copied: Int)? {
+        var (pages, copied): (Int32, Int32) = (0, 0)
+        guard sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &pages, &copied) == SQLITE_OK else {
+            return nil
+        }
+        return (Int(pages), Int(copied))
     }
 
     // MARK: Running SQL

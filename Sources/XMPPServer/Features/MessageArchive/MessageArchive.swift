@@ -117,7 +117,7 @@ public struct MessageArchive: ServerFeature {
             switch result {
             case .success(let removed):
                 if removed > 0 {
-                    log.info("archive retention: deleted \(removed) messages stamped before \(DateTimeProfile.string(millisecondsSince1970: cutoff))")
+                    log.info("archive retention: deleted \(removed) \(removed == 1 ? "message" : "messages") stamped before \(DateTimeProfile.string(millisecondsSince1970: cutoff))")
                 }
                 if removed == purgeBatch { purge(before: cutoff, storage: storage, log: log) }
             case .failure(let error):
