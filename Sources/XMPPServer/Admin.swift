@@ -8,10 +8,19 @@ public struct Admin {
     private let config: ServerConfig
     private let storage: StorageQueue
 
-    /// Opens the database of `config`'s data directory.
+    /// Opens the database of `config`'s data directory. A command writes
+    /// a row or two, so its commits checkpoint the WAL themselves, without
+    /// a thread for it.
     public init(config: ServerConfig) throws {
         self.config = config
-        storage = try Storage.open(directory: config.dataDirectory)
+        storage = try Storage.open(
+            directory: config.dataDirectory, configuration: Database.Configuration(checkpointsInBackground: false))
+    }
+
+    /// Finishes the storage thread's work and closes the database; call it
+    /// before the process exits.
+    public func close() {
+        storage.shutdown()
     }
 
     /// Creates an account.

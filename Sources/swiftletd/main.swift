@@ -69,7 +69,9 @@ func user() -> String {
 /// Runs an admin command, turning its errors into a message and status 65.
 func admin(_ body: (Admin) throws -> Void) {
     do {
-        try body(try Admin(config: config))
+        let admin = try Admin(config: config)
+        defer { admin.close() }
+        try body(admin)
     } catch let error as AdminError {
         fail(error.description, status: 65)
     } catch let error as PasswordInputError {
