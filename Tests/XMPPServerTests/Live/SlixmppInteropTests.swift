@@ -7,7 +7,11 @@ import Testing
 /// `tools/interop/mam_interop.py` (the message archive with slixmpp's
 /// XEP-0313, XEP-0359 and XEP-0441 plugins: stanza ids on delivery, RSM
 /// paging forward and back, time windows, item-not-found, preferences,
-/// offline messages in the archive).
+/// offline messages in the archive) and `tools/interop/pep_interop.py`
+/// (XEP-0163 and XEP-0084: one user publishes an avatar, a contact whose
+/// XEP-0115 caps ask for `urn:xmpp:avatar:metadata+notify` gets the
+/// metadata notification, fetches the data, and gets the last metadata
+/// again on a new resource; disco#info and a stranger's refusal too).
 ///
 /// Skipped when `python3 -c "import slixmpp"` fails, unless
 /// `SWIFTLET_REQUIRE_INTEROP=1` (as CI sets it), which makes a missing
@@ -43,6 +47,16 @@ struct SlixmppInteropTests {
             let outcome = try PythonInterop.run("mam_interop.py", against: server, timeout: Self.scriptTimeout)
             PythonInterop.expectPassed(
                 outcome, "mam_interop.py", lastLine: "ok   all MAM interop steps passed", timeout: Self.scriptTimeout)
+        }
+    }
+
+    @Test(.enabled(if: slixmpp.shouldRun, "slixmpp is not installed: pip install slixmpp"))
+    func pepScriptPasses() throws {
+        guard PythonInterop.requireAvailable(Self.slixmpp) else { return }
+        try LiveServer.run { server in
+            let outcome = try PythonInterop.run("pep_interop.py", against: server, timeout: Self.scriptTimeout)
+            PythonInterop.expectPassed(
+                outcome, "pep_interop.py", lastLine: "ok   all PEP interop steps passed", timeout: Self.scriptTimeout)
         }
     }
 }
