@@ -1,3 +1,4 @@
+import CSQLite
 import Dispatch
 import Foundation
 import Testing
@@ -109,6 +110,30 @@ import Testing
             try commitPages(300, to: database)
             let wal = try #require(database.checkpointPassively())
             #expect(wal.pages < 10 * WALCheckpointer.limitFactor + 10, "restarted after the writer's own checkpoints")
+            database.close()
+        }
+    }
+
+    @Test func theSwitchToWALWaitsForAnotherConnectionsLock() throws {
+        // SQLite answers the switch to WAL with SQLITE_BUSY at once, without
+        // its busy handler, while another connection writes the file in its
+        // old journal mode (as when two admin commands create it together).
+        try withTemporaryDirectory { directory in
+            let path = directory + "/switch.sqlite"
+            var other: OpaquePointer?
+            #expect(sqlite3_open(path, &other) == SQLITE_OK)
+            defer { sqlite3_close(other) }
+            #expect(sqlite3_exec(other, "CREATE TABLE t (value TEXT); BEGIN IMMEDIATE; INSERT INTO t VALUES (1);", nil, nil, nil) == SQLITE_OK)
+            let released = DispatchSemaphore(value: 0)
+            // Used by the other thread only while this one waits in `Database.init`.
+            nonisolated(unsafe) let lockHolder = other
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) {
+                sqlite3_exec(lockHolder, "COMMIT", nil, nil, nil)
+                released.signal()
+            }
+            let database = try Database(path: path, configuration: Database.Configuration(checkpointsInBackground: false))
+            released.wait()
+            #expect(try pragma("journal_mode", of: database) == "wal")
             database.close()
         }
     }

@@ -167,8 +167,10 @@ public final class Database {
             // Readers and the writer do not block each other in WAL mode, and
             // a commit is one append to the WAL file.
             let statement = try Statement(connection: connection, sql: "PRAGMA journal_mode = WAL")
-            let mode = try statement.step() ? statement.string(at: 0) : nil
-            statement.reset()
+            let mode = try retryingWhileBusy(for: configuration.busyTimeout) {
+                defer { statement.reset() }
+                return try statement.step() ? statement.string(at: 0) : nil
+            }
             guard mode?.lowercased() == "wal" else {
                 throw DatabaseError(
                     resultCode: .error,
@@ -183,6 +185,23 @@ public final class Database {
         try execute("PRAGMA cache_size = \(-max(configuration.cacheKiB, 1))", on: connection)
         if !inMemory {
             try execute("PRAGMA wal_autocheckpoint = \(max(configuration.walAutocheckpointPages, 1))", on: connection)
+        }
+    }
+
+    /// Runs `body` again while it fails with `SQLITE_BUSY`, every 10 ms for
+    /// at most `timeout`. For the switch to WAL, which SQLite answers with
+    /// `SQLITE_BUSY` at once, without its busy handler, when two processes
+    /// open a new file together (as concurrent admin commands do).
+    private static func retryingWhileBusy<Result>(
+        for timeout: Duration, _ body: () throws -> Result
+    ) throws -> Result {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.resultCode == .busy && ContinuousClock.now < deadline {
+                sqlite3_sleep(10)
+            }
         }
     }
 
