@@ -12,7 +12,10 @@ twice: first slixmpp is A and aioxmpp is B, then the other way round
   4. chat messages both ways keep a non-ASCII body exactly (RFC 6121 §5),
   5. B logs out and A sees B's unavailable presence,
   6. A sends three messages to B while B is offline; B logs in again and
-     gets them once each, in order, with an XEP-0203 delay stamp.
+     gets them once each, in order, with an XEP-0203 delay stamp,
+  7. A publishes an avatar (XEP-0084 over PEP, XEP-0163); B, whose entity
+     capabilities (XEP-0115) ask for the metadata, is notified and fetches
+     the image byte for byte.
 Prints one line per step and exits non-zero on the first failure. Every
 step has a deadline, so the script always ends by itself.
 
@@ -22,11 +25,13 @@ are told to trust, so TLS is verified for real.)
 """
 import asyncio
 import datetime
+import hashlib
 import logging
 import secrets
 import sys
 
 import aioxmpp
+import aioxmpp.avatar
 import aioxmpp.connector
 import aioxmpp.ibr
 import aioxmpp.ping
@@ -64,6 +69,8 @@ class Peer:
         self.presence = {}
         # (from bare JID, type, body, delay stamp or None), in order of arrival.
         self.messages = []
+        # (from bare JID, [(id, type, bytes)]): avatar metadata notifications.
+        self.avatars = []
         self._change = asyncio.Event()
 
     def __str__(self):
@@ -82,7 +89,7 @@ class Peer:
     def state(self):
         """The records, for a failure message."""
         return (f"{self}: roster={self.roster} subscribe_requests={self.subscribe_requests} "
-                f"presence={self.presence} messages={self.messages}")
+                f"presence={self.presence} messages={self.messages} avatars={self.avatars}")
 
 
 class SlixmppPeer(Peer):
@@ -93,7 +100,8 @@ class SlixmppPeer(Peer):
         self.client = None
 
     def _client(self, jid, register=False):
-        plugins = ("xep_0199", "xep_0203") + (("xep_0077",) if register else ())
+        plugins = ("xep_0030", "xep_0060", "xep_0084", "xep_0115", "xep_0163", "xep_0199", "xep_0203")
+        plugins += ("xep_0077",) if register else ()
         client = slixmpp_account.make_client(jid, self.password, self.server.ca_certificate, plugins)
         # Subscription requests are answered by the scenario, not by
         # slixmpp's roster automation (None: no answer; False would refuse).
@@ -126,6 +134,7 @@ class SlixmppPeer(Peer):
         client.add_event_handler("presence_available", lambda p: self._on_presence(p, "available"))
         client.add_event_handler("presence_unavailable", lambda p: self._on_presence(p, "unavailable"))
         client.add_event_handler("message", self._on_message)
+        client.add_event_handler("avatar_metadata_publish", self._on_avatar_metadata)
         self.client = client
         client.connect(host=self.server.host, port=self.server.port)
         await started
@@ -145,6 +154,23 @@ class SlixmppPeer(Peer):
 
     async def ping(self):
         await self.client.plugin["xep_0199"].ping(jid=self.server.domain, timeout=STEP_TIMEOUT)
+
+    async def publish_avatar(self, image):
+        avatars = self.client.plugin["xep_0084"]
+        await avatars.publish_avatar(image, timeout=STEP_TIMEOUT)
+        await avatars.publish_avatar_metadata(
+            items=[{"id": hashlib.sha1(image).hexdigest(), "type": "image/png", "bytes": len(image)}],
+            timeout=STEP_TIMEOUT)
+
+    async def fetch_avatar(self, jid, image_id):
+        reply = await self.client.plugin["xep_0084"].retrieve_avatar(jid, image_id, timeout=STEP_TIMEOUT)
+        return reply["pubsub"]["items"]["item"]["avatar_data"]["value"]
+
+    def _on_avatar_metadata(self, message):
+        infos = message["pubsub_event"]["items"]["item"].xml.iter("{urn:xmpp:avatar:metadata}info")
+        self.avatars.append((
+            message["from"].bare, [(info.get("id"), info.get("type"), int(info.get("bytes"))) for info in infos]))
+        self.changed()
 
     def _on_roster_update(self, iq):
         for jid, item in iq["roster"]["items"].items():
@@ -219,6 +245,8 @@ class AioxmppPeer(Peer):
         presence.on_unavailable.connect(lambda jid, _stanza: self._on_presence(jid, "unavailable"))
         messages = client.summon(aioxmpp.dispatcher.SimpleMessageDispatcher)
         messages.register_callback(None, None, self._on_message)
+        # Announces urn:xmpp:avatar:metadata+notify in its caps.
+        client.summon(aioxmpp.avatar.AvatarService).on_metadata_changed.connect(self._on_avatar_metadata)
         # Sent as the initial presence, after the roster request, as the
         # stream is established.
         client.summon(aioxmpp.PresenceServer).set_presence(aioxmpp.PresenceState(True))
@@ -253,6 +281,20 @@ class AioxmppPeer(Peer):
 
     async def ping(self):
         await aioxmpp.ping.ping(self.client, aioxmpp.JID.fromstr(self.server.domain))
+
+    async def publish_avatar(self, image):
+        avatar_set = aioxmpp.avatar.AvatarSet()
+        avatar_set.add_avatar_image("image/png", image_bytes=image)
+        await self.client.summon(aioxmpp.avatar.AvatarService).publish_avatar_set(avatar_set)
+
+    async def fetch_avatar(self, jid, image_id):
+        descriptors = await self.client.summon(aioxmpp.avatar.AvatarService).get_avatar_metadata(
+            aioxmpp.JID.fromstr(jid))
+        return await next(d for d in descriptors if d.id_ == image_id).get_image_bytes()
+
+    def _on_avatar_metadata(self, jid, descriptors):
+        self.avatars.append((str(jid.bare()), [(d.id_, d.mime_type, d.nbytes) for d in descriptors]))
+        self.changed()
 
     def _on_roster_change(self, roster):
         self.roster = {str(jid): item.subscription for jid, item in roster.items.items()}
@@ -419,6 +461,21 @@ async def scenario(a, b):
                receive_offline(), peers)
     await step(f"{tag} A sees B available again",
                a.until(lambda: a.presence.get(b.jid) == "available"), peers)
+
+    image = b"\x89PNG\r\n\x1a\n" + secrets.token_bytes(2000)
+    image_id = hashlib.sha1(image).hexdigest()
+
+    async def share_avatar():
+        await a.publish_avatar(image)
+        await b.until(lambda: any(m[0] == a.jid for m in b.avatars))
+        infos = next(m[1] for m in b.avatars if m[0] == a.jid)
+        require(infos == [(image_id, "image/png", len(image))], f"B got the metadata {infos!r}")
+        data = await b.fetch_avatar(a.jid, image_id)
+        require(data == image, f"B fetched {len(data)} bytes, not the {len(image)} published")
+        return f"{len(image)} bytes, id {image_id}"
+
+    await step(f"{tag} A publishes an avatar (XEP-0084, PEP); B (caps with +notify) gets it and fetches the image",
+               share_avatar(), peers)
     await step(f"{tag} both log out", asyncio.gather(a.logout(), b.logout()), peers)
 
 

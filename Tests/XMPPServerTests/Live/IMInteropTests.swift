@@ -7,7 +7,9 @@ import XMPPTestSupport
 /// `tools/interop/im_interop.py` (in-band registration, roster and
 /// subscription handshake to `both`, presence both ways, a non-ASCII chat
 /// body both ways, unavailable presence at logout, offline messages
-/// delivered in order with an XEP-0203 delay) once with each library as
+/// delivered in order with an XEP-0203 delay, and an XEP-0084 avatar
+/// published over PEP that the other library, asking for it through its
+/// XEP-0115 caps, is notified of and fetches) once with each library as
 /// the user who adds the other.
 ///
 /// Skipped when `python3` cannot import slixmpp and aioxmpp, unless
