@@ -76,6 +76,12 @@ public final class TCPConnection {
         case open
         /// Flushing the queued output before closing; no more reads or writes.
         case closing
+        /// Output sent and shut down (FIN); reading and discarding what the
+        /// peer still sends until it closes too or `lingerTimeout` passes.
+        /// Closing with unread input would make the kernel answer with RST,
+        /// and a peer that gets RST may lose data it had received but not
+        /// yet read: the end of our output, such as a stream error.
+        case draining
         case closed
     }
 
@@ -98,6 +104,15 @@ public final class TCPConnection {
     var registrationID: UInt32 = 0
     var registeredInterest: Interest = []
     private var outbound = ByteQueue()
+    /// Ends `.draining` if the peer does not close first.
+    private var lingerTimer: EventLoop.Timer?
+    /// True once the peer has finished sending (a read returned 0).
+    private var peerFinished = false
+
+    /// How long a closed connection keeps reading what the peer still
+    /// sends before it closes anyway (see `State.draining`).
+    public static let lingerTimeout: Duration = .seconds(2)
+
     /// Pending `connect` callback and its timeout (TCPConnection+Connect.swift).
     var connectCompletion: ((Result<TCPConnection, IOError>) -> Void)?
     var connectTimer: EventLoop.Timer?
@@ -169,20 +184,35 @@ public final class TCPConnection {
     ///
     /// The handler's `didClose(error: nil)` runs when the connection is
     /// closed, which is before this method returns unless output is still
-    /// being flushed. Input the peer sent that was never read makes the
-    /// kernel answer with RST, which may cost the peer data it has not read
-    /// yet; a session that expects the peer's `</stream:stream>` waits for
-    /// it before closing.
+    /// being flushed. After a flush, unless the peer has finished sending
+    /// already, the descriptor stays open for up to `lingerTimeout`,
+    /// reading and dropping what still arrives, so that the kernel does not
+    /// reset the connection under the peer's unread data.
     public func close(afterFlush: Bool = false) {
         loop.assertInLoop()
         guard state == .open || state == .closing else { return }
         if afterFlush && !outbound.isEmpty {
             state = .closing
             updateInterest()
+        } else if afterFlush {
+            shutDownAndDrain()
         } else {
-            if afterFlush { Sys.shutdownOutput(fd) }
             finish(error: nil)
         }
+    }
+
+    /// Sends FIN, tells the handler the connection is closed, and drains
+    /// the peer's input until it closes (or closes at once if it has).
+    private func shutDownAndDrain() {
+        Sys.shutdownOutput(fd)
+        guard !peerFinished else { return finish(error: nil) }
+        state = .draining
+        let handler = self.handler
+        self.handler = nil
+        handler?.didClose(error: nil)
+        guard state == .draining else { return }
+        lingerTimer = loop.schedule(after: Self.lingerTimeout) { [weak self] in self?.finish(error: nil) }
+        updateInterest()
     }
 
     // MARK: Loop side
@@ -212,6 +242,8 @@ public final class TCPConnection {
         state = .closed
         connectTimer?.cancel()
         connectTimer = nil
+        lingerTimer?.cancel()
+        lingerTimer = nil
         if registrationID != 0 { loop.deregister(fd: fd, id: registrationID) }
         Sys.close(fd)
         outbound.removeAll()
@@ -222,7 +254,9 @@ public final class TCPConnection {
 
     private var wantedInterest: Interest {
         var interest: Interest = []
-        if state == .open && !isReadingPaused && !isBackpressured { interest.insert(.readable) }
+        if state == .open && !isReadingPaused && !isBackpressured || state == .draining {
+            interest.insert(.readable)
+        }
         if state == .connecting || !outbound.isEmpty { interest.insert(.writable) }
         return interest
     }
@@ -265,8 +299,7 @@ public final class TCPConnection {
         }
         if isBackpressured && outbound.count <= options.lowWaterMark { isBackpressured = false }
         if outbound.isEmpty && state == .closing {
-            Sys.shutdownOutput(fd)
-            finish(error: nil)
+            shutDownAndDrain()
             return
         }
         updateInterest()
@@ -287,6 +320,7 @@ public final class TCPConnection {
             guard case .processed(let count) = result else { return }
             if count == 0 {
                 // The peer finished sending. Send what is queued, then close.
+                peerFinished = true
                 close(afterFlush: true)
                 return
             }
@@ -315,8 +349,29 @@ extension TCPConnection: Selectable {
                 // Both directions are gone and we are not reading: nothing can be sent any more.
                 finish(error: outbound.isEmpty ? nil : IOError(errno: EPIPE, reason: "peer hung up"))
             }
+        case .draining:
+            if events.contains(.error) { return finish(error: nil) }
+            drainAvailable()
         case .closed:
             return
+        }
+    }
+
+    /// Reads and drops what the peer still sends while draining; closes at
+    /// its end of stream or on an error (a reset: nothing left to protect).
+    private func drainAvailable() {
+        for _ in 0..<options.readsPerWakeup {
+            let result: IOResult<Int>
+            do throws(IOError) {
+                result = try Sys.read(fd, into: loop.readBuffer)
+            } catch {
+                return finish(error: nil)
+            }
+            switch result {
+            case .wouldBlock: return
+            case .processed(0): return finish(error: nil)
+            case .processed: continue
+            }
         }
     }
 

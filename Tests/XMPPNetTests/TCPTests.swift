@@ -164,6 +164,42 @@ func ipv6LoopbackAvailable() -> Bool {
         }
     }
 
+    @Test func aClosedConnectionKeepsReadingSoThatLateInputDoesNotResetThePeer() throws {
+        try withRunningLoop { loop in
+            let pair = try ConnectedPair.make(on: loop)
+            let farewell = pattern(100_000)
+            try onLoop(loop) {
+                pair.client.value.pauseReading()  // the farewell waits unread at the peer
+                pair.server.value.write(farewell)
+                pair.server.value.close(afterFlush: true)
+            }
+            #expect(waitUntil { pair.serverRecording.closes.value == [nil] }, "the handler hears of the close at once")
+            // Input that arrives after the close: a closed socket would answer RST.
+            try onLoop(loop) { pair.client.value.write(Array("late".utf8)) }
+            usleep(100_000)
+            #expect(try onLoop(loop) { pair.server.value.state } == .draining)
+            try onLoop(loop) { pair.client.value.resumeReading() }
+            #expect(waitUntil { !pair.clientRecording.closes.value.isEmpty })
+            #expect(pair.clientRecording.received(farewell, times: 1))
+            #expect(pair.clientRecording.closes.value == [nil], "an orderly close, not a reset")
+            #expect(waitUntil { (try? onLoop(loop) { pair.server.value.state }) == .closed }, "closed at the peer's end")
+        }
+    }
+
+    @Test func aDrainingConnectionClosesAfterTheLingerTimeout() throws {
+        try withRunningLoop { loop in
+            let pair = try ConnectedPair.make(on: loop)
+            try onLoop(loop) {
+                pair.client.value.pauseReading()  // never reads the end, never closes
+                pair.server.value.close(afterFlush: true)
+            }
+            #expect(try onLoop(loop) { pair.server.value.state } == .draining)
+            let start = ContinuousClock.now
+            #expect(waitUntil { (try? onLoop(loop) { pair.server.value.state }) == .closed })
+            #expect(ContinuousClock.now - start >= TCPConnection.lingerTimeout - .milliseconds(100))
+        }
+    }
+
     @Test func connectToClosedPortFails() throws {
         try withRunningLoop { loop in
             let outcome = Locked<Result<Bool, IOError>?>(nil)
