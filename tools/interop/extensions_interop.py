@@ -47,6 +47,8 @@ import sys
 import slixmpp
 from slixmpp.exceptions import IqError
 
+import slixmpp_account
+
 STEP_TIMEOUT = 20
 CARBONS = "urn:xmpp:carbons:2"
 # Larger than the server's 64 KiB read buffer, so the stanza arrives in
@@ -100,7 +102,7 @@ class Account:
             await client.disconnect()
 
 
-class Connection:
+class Connection(slixmpp_account.Records):
     """One slixmpp client logged in as one resource of an account, and what
     it has received so far.
 
@@ -109,6 +111,7 @@ class Connection:
     """
 
     def __init__(self, account, resource, plugins=(), priority=None):
+        super().__init__()
         self.account = account
         self.full_jid = f"{account.jid}/{resource}"
         self.priority = priority
@@ -133,7 +136,6 @@ class Connection:
         self.photo_hashes = {}
         # Events of the connection's life, by name, in order.
         self.events = []
-        self._change = asyncio.Event()
         client.add_event_handler("message", self._on_message)
         client.add_event_handler("message_error", self._on_message_error)
         client.add_event_handler("carbon_received", lambda m: self._on_carbon("received", m))
@@ -151,16 +153,6 @@ class Connection:
     @property
     def plugin(self):
         return self.client.plugin
-
-    def changed(self):
-        """Wakes every `until()` to look at the records again."""
-        self._change.set()
-        self._change = asyncio.Event()
-
-    async def until(self, predicate):
-        """Returns once `predicate()` holds; the step's deadline bounds it."""
-        while not predicate():
-            await self._change.wait()
 
     def state(self):
         """The records, for a failure message."""

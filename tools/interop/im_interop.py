@@ -47,7 +47,7 @@ BODY = "héllo 👋 <&> \"quoted\" 'single' ]]> \u00a0tab\there"
 OFFLINE_COUNT = 3
 
 
-class Peer:
+class Peer(slixmpp_account.Records):
     """One client as the scenario sees it, whatever its library: what has
     arrived so far, and a way to wait for more.
 
@@ -56,6 +56,7 @@ class Peer:
     """
 
     def __init__(self, server, library):
+        super().__init__()
         self.server = server
         self.library = library
         self.user = library[:4] + secrets.token_hex(4)
@@ -71,20 +72,9 @@ class Peer:
         self.messages = []
         # (from bare JID, [(id, type, bytes)]): avatar metadata notifications.
         self.avatars = []
-        self._change = asyncio.Event()
 
     def __str__(self):
         return f"{self.library} ({self.jid})"
-
-    def changed(self):
-        """Wakes every `until()` to look at the records again."""
-        self._change.set()
-        self._change = asyncio.Event()
-
-    async def until(self, predicate):
-        """Returns once `predicate()` holds; the step's deadline bounds it."""
-        while not predicate():
-            await self._change.wait()
 
     def state(self):
         """The records, for a failure message."""

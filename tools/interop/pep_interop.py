@@ -43,11 +43,12 @@ METADATA = "urn:xmpp:avatar:metadata"
 PUBSUB_ERRORS = "http://jabber.org/protocol/pubsub#errors"
 
 
-class Peer:
+class Peer(slixmpp_account.Records):
     """One slixmpp account: its connections and the avatar metadata
     notifications they received."""
 
     def __init__(self, server, name):
+        super().__init__()
         self.server = server
         self.user = name + secrets.token_hex(4)
         self.jid = f"{self.user}@{server['domain']}"
@@ -57,7 +58,6 @@ class Peer:
         self.metadata = []
         # Resource -> the server's disco#info queries for its caps' node#ver.
         self.caps_queries = {}
-        self._change = asyncio.Event()
 
     def _client(self, jid, register=False):
         plugins = PLUGINS + (("xep_0077",) if register else ())
@@ -104,17 +104,6 @@ class Peer:
         client.connect(host=self.server["host"], port=self.server["port"])
         await started
         return client
-
-    def changed(self):
-        self._change.set()
-        self._change = asyncio.Event()
-
-    async def until(self, predicate, poll=None):
-        while not predicate():
-            try:
-                await asyncio.wait_for(self._change.wait(), poll)
-            except asyncio.TimeoutError:
-                pass
 
     def subscription(self, contact):
         return self.client.client_roster[contact.jid]["subscription"]

@@ -50,13 +50,37 @@ async def register(client, host, port, username, password, timeout):
         await client.disconnect()
 
 
-class Peer:
+class Records:
+    """What a scenario waits on: a subclass records events as they arrive
+    and calls `changed()`; the scenario waits with `until()`."""
+
+    def __init__(self):
+        self._change = asyncio.Event()
+
+    def changed(self):
+        """Wakes every `until()` to look at the records again."""
+        self._change.set()
+        self._change = asyncio.Event()
+
+    async def until(self, predicate, poll=None):
+        """Returns once `predicate()` holds (the step's deadline bounds the
+        wait); with `poll`, it also looks every `poll` seconds, for state
+        that changes without an event."""
+        while not predicate():
+            try:
+                await asyncio.wait_for(self._change.wait(), poll)
+            except asyncio.TimeoutError:
+                pass
+
+
+class Peer(Records):
     """A fresh account on the server under test with one client: it
     registers, logs in with `resource` and sends its presence, and appends
     `record(message)` to `messages` for every chat or normal message with
     a body that it receives."""
 
     def __init__(self, server, name, plugins, resource, record, timeout):
+        super().__init__()
         self.server = server
         self.user = name + secrets.token_hex(4)
         self.jid = f"{self.user}@{server['domain']}"
@@ -67,7 +91,6 @@ class Peer:
         self._resource = resource
         self._record = record
         self._timeout = timeout
-        self._change = asyncio.Event()
 
     def _client(self, jid, register=False):
         plugins = self._plugins + (("xep_0077",) if register else ())
@@ -89,8 +112,7 @@ class Peer:
         def on_message(message):
             if message["type"] in ("chat", "normal") and message["body"]:
                 self.messages.append(self._record(message))
-                self._change.set()
-                self._change = asyncio.Event()
+                self.changed()
 
         client.add_event_handler("session_start", on_start)
         client.add_event_handler("message", on_message)
@@ -101,11 +123,6 @@ class Peer:
     async def logout(self):
         await self.client.disconnect()
         self.client = None
-
-    async def until(self, predicate):
-        """Waits for messages until `predicate()` holds."""
-        while not predicate():
-            await self._change.wait()
 
 
 def require(condition, detail):
