@@ -88,14 +88,24 @@ struct CLITests {
         }
     }
 
-    @Test("friends by roster add and accept; a live message, an offline one, a bounce; history and recent")
-    func messagesBetweenFriends() async throws {
+    /// Runs `body` with a fresh server on which alice and bob have
+    /// registered, each from a home of their own.
+    private func withAliceAndBob(
+        _ body: (ServerFixture, SwiftletRunner, SwiftletRunner) async throws -> Void
+    ) async throws {
         try await ServerFixture.run { server in
             let alice = SwiftletRunner(server)
             let bob = SwiftletRunner(server)
             defer { [alice, bob].forEach { $0.cleanUp() } }
             try alice.succeed(["register", "alice@localhost"], input: "alice-pw\n")
             try bob.succeed(["register", "bob@localhost"], input: "bob-pw\n")
+            try await body(server, alice, bob)
+        }
+    }
+
+    @Test("friends by roster add and accept; a live message, an offline one, a bounce; history and recent")
+    func messagesBetweenFriends() async throws {
+        try await withAliceAndBob { _, alice, bob in
 
             try alice.succeed(["roster", "add", "bob@localhost", "--name", "Bob", "--group", "Friends"])
             try bob.succeed(["roster", "accept", "alice@localhost"])
@@ -184,12 +194,7 @@ struct CLITests {
 
     @Test("chat sends each line and prints what comes back; a count not reached in time is 68")
     func chat() async throws {
-        try await ServerFixture.run { server in
-            let alice = SwiftletRunner(server)
-            let bob = SwiftletRunner(server)
-            defer { [alice, bob].forEach { $0.cleanUp() } }
-            try alice.succeed(["register", "alice@localhost"], input: "alice-pw\n")
-            try bob.succeed(["register", "bob@localhost"], input: "bob-pw\n")
+        try await withAliceAndBob { _, alice, bob in
             let listener = try bob.start(["listen", "--only", "connection,message", "--count", "4", "--timeout", "10"])
             _ = try listener.waitForLine(containing: "connection connected", timeout: 10)
             let chat = try alice.succeed(["chat", "bob@localhost"], input: "first\n\nsecond\n/quit\nnot sent\n")
@@ -209,13 +214,9 @@ struct CLITests {
 
     @Test("send-file uploads and sends the URL, listen shows the attachment, history --from-server fills a new home")
     func filesAndServerHistory() async throws {
-        try await ServerFixture.run { server in
-            let alice = SwiftletRunner(server)
-            let bob = SwiftletRunner(server)
+        try await withAliceAndBob { server, alice, bob in
             let bobElsewhere = SwiftletRunner(server)
-            defer { [alice, bob, bobElsewhere].forEach { $0.cleanUp() } }
-            try alice.succeed(["register", "alice@localhost"], input: "alice-pw\n")
-            try bob.succeed(["register", "bob@localhost"], input: "bob-pw\n")
+            defer { bobElsewhere.cleanUp() }
 
             let file = alice.home + "/voice.m4a"
             try Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0) }).write(to: URL(fileURLWithPath: file))
