@@ -59,7 +59,7 @@ let package = Package(
             path: "Sources/CommandLineSupport"),
         .executableTarget(
             name: "swiftletd",
-            dependencies: ["XMPPServer", "CommandLineSupport"],
+            dependencies: ["XMPPServer", "XMPPStorage", "CommandLineSupport"],
             path: "Sources/swiftletd"),
         .executableTarget(
             name: "swiftlet",

@@ -2,6 +2,7 @@ import CommandLineSupport
 import Foundation
 import XMPPCore
 import XMPPServer
+import XMPPStorage
 
 /// `swiftletd`: parse the command line, load the config, call XMPPServer.
 /// Exit statuses follow BSD's sysexits: 64 usage, 65 bad config or data,
@@ -41,6 +42,7 @@ if rawArguments.contains("--help") || rawArguments.contains("-h") || rawArgument
 }
 if rawArguments.contains("--version") || rawArguments.contains("-V") || rawArguments.first == "version" {
     print("swiftletd \(Swiftlet.version)")
+    print("libraries: \(XMLStreamParser.libraryDescription); \(Database.libraryDescription); \(TLSContext.libraryDescription)")
     exit(0)
 }
 

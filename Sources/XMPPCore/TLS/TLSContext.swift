@@ -9,6 +9,9 @@ import COpenSSL
 /// several threads at once to create `SSL` objects (openssl-threads(7));
 /// its reference count and session cache take their own locks.
 public final class TLSContext: @unchecked Sendable {
+    /// The OpenSSL this process runs (`OpenSSL 3.0.22 ...`), for `--version`.
+    public static var libraryDescription: String { String(cString: OpenSSL_version(OPENSSL_VERSION)) }
+
     /// The `SSL_CTX *`, owned.
     let pointer: OpaquePointer
     /// What this context was built from.

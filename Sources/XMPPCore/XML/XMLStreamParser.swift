@@ -33,10 +33,11 @@ public final class XMLStreamParser {
         /// all its attributes, in bytes (default 16 KiB; two maximal JIDs
         /// take 6 KiB).
         ///
-        /// Expat 2.5 rescans an unfinished token from its start on every
-        /// feed, so a peer trickling a huge start tag a byte at a time would
-        /// cost time quadratic in its size; this bound keeps the cost of
-        /// each byte constant.
+        /// Expat rescans an unfinished token from its start on every feed
+        /// (its reparse deferral, which would soften that, is turned off:
+        /// see `ExpatReparseDeferral`), so a peer trickling a huge start tag
+        /// a byte at a time would cost time quadratic in its size; this
+        /// bound keeps the cost of each byte constant.
         public var maxTokenSize: Int
 
         /// Creates limits; the defaults suit an authenticated client stream.
@@ -80,6 +81,14 @@ public final class XMLStreamParser {
     /// The separator Expat puts between a namespace URI and a local name;
     /// a control character, so no well-formed URI contains it.
     fileprivate static let separator: CChar = 0x01
+
+    /// The Expat this process runs, and whether it defers reparsing (which
+    /// every parser turns off), for `--version` and bug reports:
+    /// `expat_2.5.0, reparse deferral turned off`.
+    public static var libraryDescription: String {
+        let version = String(cString: XML_ExpatVersion())
+        return version + (ExpatReparseDeferral.isSupported ? ", reparse deferral turned off" : ", no reparse deferral")
+    }
 
     /// Creates a parser with the given limits.
     public init(limits: Limits = Limits()) {
@@ -307,6 +316,7 @@ public final class XMLStreamParser {
     }
 
     private func installHandlers() {
+        ExpatReparseDeferral.disable(for: expat)
         XML_SetUserData(expat, Unmanaged.passUnretained(self).toOpaque())
         XML_SetElementHandler(
             expat,

@@ -7,6 +7,9 @@ import CSQLite
 /// (`StorageQueue`); an admin command opens a second connection of its own,
 /// which WAL mode and the busy timeout let run beside the server.
 public final class Database {
+    /// The SQLite this process runs (`SQLite 3.40.1`), for `--version`.
+    public static var libraryDescription: String { "SQLite " + String(cString: sqlite3_libversion()) }
+
     /// How a connection is set up when it opens.
     public struct Configuration: Sendable {
         /// How long a statement waits for another connection's lock before

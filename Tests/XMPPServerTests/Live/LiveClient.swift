@@ -1,3 +1,4 @@
+import Foundation
 import XMPPCore
 import XMPPNet
 import XMPPTestSupport
@@ -43,6 +44,16 @@ final class LiveClient {
         guard let tls else { return try socket.write(bytes) }
         try tls.send(plaintext: bytes)
         try socket.write(tls.takeOutput())
+    }
+
+    /// Sends `xml` one byte at a time, each byte in a write (and a TLS
+    /// record) of its own, `pause` apart, as a slow or fragmenting network
+    /// delivers it.
+    func trickle(_ xml: String, pause: Duration = .milliseconds(1)) throws {
+        for byte in xml.utf8 {
+            try send(bytes: [byte])
+            Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+        }
     }
 
     /// The next parsed event, waiting up to `timeout`.

@@ -14,7 +14,8 @@ final class LiveSocket {
 
     /// Connects to `address`, failing at once if nothing listens there.
     ///
-    /// The corresponding C functions are `socket` and `connect`.
+    /// The corresponding C functions are `socket`, `connect` and
+    /// `setsockopt(TCP_NODELAY)`.
     init(connectingTo address: SocketAddress) throws {
         let family = address.family == .ipv4 ? AF_INET : AF_INET6
         let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
@@ -47,6 +48,10 @@ final class LiveSocket {
             Glibc.close(fd)
             throw error
         }
+        // Each write goes out as its own segment, so that tests sending a
+        // byte at a time reach the server in pieces that small.
+        var noDelay: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         self.fd = fd
         localAddress = Self.localAddress(of: fd)
     }

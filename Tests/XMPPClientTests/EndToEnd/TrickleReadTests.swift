@@ -1,0 +1,115 @@
+import Foundation
+import Glibc
+import Testing
+import XMPPCore
+import XMPPNet
+import XMPPTestSupport
+
+@testable import XMPPClient
+
+/// The client kit's transport hands on a stanza as soon as its last byte is
+/// read, however small that last read: a large stanza (a vCard photo, a MAM
+/// page) whose final bytes arrive alone is not kept until the next keepalive.
+@Suite(.timeLimit(.minutes(1)))
+struct TrickleReadTests {
+    @Test func aLargeStanzaWhoseLastBytesArriveOneAtATimeIsDelivered() async throws {
+        let listener = try LoopbackListener()
+        let transport = try await StreamTransport.connect(to: [listener.address], timeout: .seconds(5))
+        defer { transport.close() }
+        let peer = try listener.accept()
+        defer { close(peer) }
+
+        let photo = String(repeating: "QUJD", count: 32 * 1024)  // 128 KiB of base64
+        let stanza = "<iq type='result' id='big'><vCard xmlns='vcard-temp'><PHOTO><BINVAL>\(photo)</BINVAL>"
+            + "</PHOTO></vCard></iq>"
+        let head = Array(
+            ("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0'>"
+                + stanza).utf8)
+        let tail = head.count - 40  // the last 40 bytes, one write each
+        try write(head[..<tail], to: peer)
+        for byte in head[tail...] {
+            try write([byte], to: peer)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let lastByteSent = ContinuousClock.now
+
+        let events = try await firstEvents(2, of: transport, within: .seconds(3))
+        guard events.count == 2, case .element(let element) = events[1] else {
+            throw TestFailure("the stanza was not delivered: \(events)")
+        }
+        #expect(element[attribute: "id"] == "big")
+        #expect(element.child("vCard", namespace: "vcard-temp")?.child("PHOTO")?.childText("BINVAL")?.count == photo.count)
+        #expect(ContinuousClock.now - lastByteSent < .seconds(1))
+    }
+
+    /// The first `count` events of `transport`, or fewer if `limit` passes first.
+    private func firstEvents(_ count: Int, of transport: StreamTransport, within limit: Duration) async throws
+        -> [XMLStreamEvent]
+    {
+        try await withThrowingTaskGroup(of: [XMLStreamEvent].self) { group in
+            group.addTask {
+                var events: [XMLStreamEvent] = []
+                for try await event in transport.events {
+                    events.append(event)
+                    if events.count == count { break }
+                }
+                return events
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return []
+            }
+            let first = try await group.next() ?? []
+            group.cancelAll()
+            transport.abort(.timedOut)
+            return first
+        }
+    }
+
+    private func write(_ bytes: some Collection<UInt8>, to fd: Int32) throws {
+        let bytes = Array(bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw TestFailure("send: \(String(cString: strerror(errno)))") }
+            offset += written
+        }
+    }
+}
+
+/// A blocking listener on 127.0.0.1 and an ephemeral port, standing in for
+/// a server that writes whatever a test tells it to.
+private final class LoopbackListener {
+    let fd: Int32
+    let address: SocketAddress
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var storage = sockaddr_in()
+        storage.sin_family = sa_family_t(AF_INET)
+        storage.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0 && listen(fd, 1) == 0
+            }
+        }
+        guard listening, let address = SocketAddress("127.0.0.1:\(UInt16(bigEndian: storage.sin_port))") else {
+            close(fd)
+            throw TestFailure("cannot listen on 127.0.0.1")
+        }
+        self.fd = fd
+        self.address = address
+    }
+
+    deinit { close(fd) }
+
+    /// The next connection, with Nagle off so each write is a segment.
+    func accept() throws -> Int32 {
+        let peer = Glibc.accept(fd, nil, nil)
+        guard peer >= 0 else { throw TestFailure("accept: \(String(cString: strerror(errno)))") }
+        var noDelay: Int32 = 1
+        _ = setsockopt(peer, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        return peer
+    }
+}
