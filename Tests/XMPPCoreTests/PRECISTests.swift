@@ -31,6 +31,8 @@ private func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
         ("col·lecció", "col·lecció"),  // MIDDLE DOT between two l
         ("क्\u{200D}", "क्\u{200D}"),  // ZWJ after a virama
         ("ア・イ", "ア・イ"),  // KATAKANA MIDDLE DOT next to katakana
+        ("・・ア", "・・ア"),  // the kana may come after every dot
+        ("a١b١c١", "a١b١c١"),
         ("ロミオ", "ロミオ"),
     ])
     func usernameCaseMappedAccepts(input: String, expected: String) throws {
@@ -60,6 +62,8 @@ private func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
         ("a\u{200D}b", .contextRule("\u{200D}")),  // ZWJ without a virama
         ("a·b", .contextRule("·")),
         ("١۲", .contextRule("١")),  // the two Arabic digit sets may not mix
+        ("١١١a۲", .contextRule("١")),  // not even far apart
+        ("۲a١", .contextRule("۲")),
         ("a・b", .contextRule("・")),  // KATAKANA MIDDLE DOT without kana or Han
     ])
     func usernameCaseMappedRejects(input: String, error: PRECISError) {
@@ -69,6 +73,17 @@ private func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
     @Test func usernameLengthIsNotLimitedByThePRECISProfile() throws {
         let long = String(repeating: "A", count: 5000)
         #expect(try PRECIS.usernameCaseMapped(long) == String(repeating: "a", count: 5000))
+    }
+
+    /// The whole-string rules (RFC 5892 A.7 to A.9) look at the string once,
+    /// not once per digit: 200 000 digits take milliseconds, where a scan per
+    /// digit would take minutes and hit the time limit.
+    @Test(.timeLimit(.minutes(1))) func contextRulesStayLinearInTheStringLength() throws {
+        let digits = String(repeating: "\u{0660}\u{06F0}", count: 100_000)
+        #expect(throws: PRECISError.contextRule("\u{0660}")) { try PRECIS.opaqueString(digits) }
+        let valid = String(repeating: "\u{0660}", count: 200_000)
+        #expect(try PRECIS.opaqueString(valid).unicodeScalars.count == 200_000)
+        #expect(try PRECIS.usernameCaseMapped(valid).unicodeScalars.count == 200_000)
     }
 
     // MARK: OpaqueString (RFC 8265 §4.2)

@@ -73,6 +73,18 @@ import Testing
         }
     }
 
+    /// A localpart's bound (1023 bytes), before any PRECIS work.
+    @Test func usernamesLongerThanALocalpartAreRefused() throws {
+        var server = Self.server()
+        #expect(throws: SASLFailure.malformedRequest) {
+            try server.receiveClientFirst(Self.bytes("n,,n=" + String(repeating: "\u{0660}", count: 512) + ",r=abc"))
+        }
+        var atTheBound = Self.server()
+        let identity = try atTheBound.receiveClientFirst(
+            Self.bytes("n,,n=" + String(repeating: "\u{0660}", count: 511) + "a,r=abc"))
+        #expect(identity.username.utf8.count == 1023)
+    }
+
     @Test func invalidUTF8AndNULInUsernamesAreRefused() {
         for message in [
             Self.bytes("n,,n=") + [0xC3, 0x28] + Self.bytes(",r=abc"),

@@ -164,6 +164,7 @@ extension JID {
         default:
             break
         }
+        var contextFacts: PRECIS.WholeStringFacts?
         for (index, scalar) in scalars.enumerated() {
             if scalar.isASCII {
                 switch scalar {
@@ -182,7 +183,7 @@ extension JID {
             switch PRECIS.property(of: scalar, in: .identifier) {
             case .valid: continue
             case .contextual:
-                if !PRECIS.contextRuleHolds(at: index, in: scalars) {
+                if !PRECIS.contextRuleHolds(at: index, in: scalars, facts: &contextFacts) {
                     throw JIDError(.domainpart, .contextRule(scalar))
                 }
             case .disallowed: throw JIDError(.domainpart, .disallowed(scalar))

@@ -28,11 +28,12 @@ extension PRECIS {
     static func checkStringClass(
         _ scalars: [Unicode.Scalar], _ stringClass: StringClass
     ) throws(PRECISError) {
+        var facts: WholeStringFacts?
         for (index, scalar) in scalars.enumerated() {
             switch property(of: scalar, in: stringClass) {
             case .valid: continue
             case .contextual:
-                if !contextRuleHolds(at: index, in: scalars) { throw .contextRule(scalar) }
+                if !contextRuleHolds(at: index, in: scalars, facts: &facts) { throw .contextRule(scalar) }
             case .disallowed: throw .disallowed(scalar)
             case .unassigned: throw .unassigned(scalar)
             }
@@ -106,17 +107,46 @@ extension PRECIS {
         return normalized.count != 1 || normalized.first != scalar
     }
 
+    /// What the contextual rules that look at the whole string (RFC 5892
+    /// A.7 to A.9) need to know of it, found in one pass, so that checking a
+    /// string full of such code points stays linear in its length.
+    struct WholeStringFacts {
+        var hasArabicIndicDigit = false
+        var hasExtendedArabicIndicDigit = false
+        var hasHiraganaKatakanaOrHan = false
+
+        init(_ scalars: [Unicode.Scalar]) {
+            for scalar in scalars {
+                switch scalar.value {
+                case 0x0660...0x0669: hasArabicIndicDigit = true
+                case 0x06F0...0x06F9: hasExtendedArabicIndicDigit = true
+                case let value where isHiraganaKatakanaOrHan(value): hasHiraganaKatakanaOrHan = true
+                default: continue
+                }
+            }
+        }
+    }
+
     /// Whether the contextual rule (RFC 5892 Appendix A) for the CONTEXTJ or
-    /// CONTEXTO code point at `index` holds.
+    /// CONTEXTO code point at `index` holds. `facts` are computed on first
+    /// need and kept for the rest of the string.
     ///
     /// Script tests use the main Unicode blocks of each script, since the
     /// Script property is not available. The second branch of the ZERO WIDTH
     /// NON-JOINER rule (Arabic joining types) needs Joining_Type, which is not
     /// available either, so ZWNJ is accepted only after a virama: stricter
     /// than the RFC, never looser.
-    static func contextRuleHolds(at index: Int, in scalars: [Unicode.Scalar]) -> Bool {
+    static func contextRuleHolds(
+        at index: Int, in scalars: [Unicode.Scalar], facts: inout WholeStringFacts?
+    ) -> Bool {
         let before = index > 0 ? scalars[index - 1] : nil
         let after = index + 1 < scalars.count ? scalars[index + 1] : nil
+        func whole() -> WholeStringFacts {
+            if let facts { return facts }
+            let found = WholeStringFacts(scalars)
+            facts = found
+            return found
+        }
         switch scalars[index].value {
         case 0x200C, 0x200D:  // A.1 ZWNJ, A.2 ZWJ
             return before?.properties.canonicalCombiningClass == .virama
@@ -127,11 +157,11 @@ extension PRECIS {
         case 0x05F3, 0x05F4:  // A.5, A.6 HEBREW PUNCTUATION GERESH, GERSHAYIM
             return before.map { isHebrew($0.value) } ?? false
         case 0x30FB:  // A.7 KATAKANA MIDDLE DOT
-            return scalars.contains { isHiraganaKatakanaOrHan($0.value) }
+            return whole().hasHiraganaKatakanaOrHan
         case 0x0660...0x0669:  // A.8 ARABIC-INDIC DIGITS
-            return !scalars.contains { (0x06F0...0x06F9).contains($0.value) }
+            return !whole().hasExtendedArabicIndicDigit
         case 0x06F0...0x06F9:  // A.9 EXTENDED ARABIC-INDIC DIGITS
-            return !scalars.contains { (0x0660...0x0669).contains($0.value) }
+            return !whole().hasArabicIndicDigit
         default:
             return false
         }

@@ -147,6 +147,9 @@ public struct SCRAMServer: Sendable {
             channelBinding += data
         }
 
+        // A localpart's bound (RFC 7622 §3.3), checked before any PRECIS
+        // work, as PLAIN does.
+        guard name.utf8.count <= SASLPlain.maximumUsernameByteCount else { throw .malformedRequest }
         let username: String
         do { username = try PRECIS.usernameCaseMapped(name) } catch { throw .malformedRequest }
         let identity = SASLIdentity(

@@ -24,10 +24,16 @@ enum Username {
         return localpart
     }
 
-    /// Checks that `password` can become SCRAM credentials: not empty, and
-    /// valid under PRECIS OpaqueString (RFC 8265 §4.2).
+    /// Checks that `password` can become SCRAM credentials: not empty, at
+    /// most `SASLPlain.maximumPasswordByteCount` bytes (so that it can log in
+    /// with PLAIN too, and so that preparing it is cheap), and valid under
+    /// PRECIS OpaqueString (RFC 8265 §4.2).
     /// - Throws: `not-acceptable`.
     static func checkPassword(_ password: String) throws(StanzaError) {
+        guard password.utf8.count <= SASLPlain.maximumPasswordByteCount else {
+            throw StanzaError(
+                .notAcceptable, text: "the password is longer than \(SASLPlain.maximumPasswordByteCount) bytes")
+        }
         guard !password.isEmpty, (try? PRECIS.opaqueString(password)) != nil else {
             throw StanzaError(.notAcceptable, text: "the password is empty or has characters that are not allowed")
         }

@@ -69,6 +69,20 @@ import XMPPTestSupport
         #expect(try client.receiveOne().child("error")?.child("not-acceptable", namespace: NS.stanzas) != nil)
     }
 
+    /// Longer passwords could not log in with PLAIN, and the length bound
+    /// comes before any PRECIS work on the string.
+    @Test func passwordLongerThan1023BytesIsNotAcceptable() throws {
+        let server = try TestServer()
+        let client = server.connect()
+        try client.openStream()
+        client.send(set("bob", String(repeating: "\u{0660}", count: 512)))  // 1024 bytes
+        let error = try client.receiveOne().child("error")
+        #expect(error?.child("not-acceptable", namespace: NS.stanzas) != nil)
+        #expect(error?.childText("text", namespace: NS.stanzas)?.contains("1023 bytes") == true)
+        client.send(set("bob", String(repeating: "\u{0660}", count: 511)))  // 1022 bytes: fine
+        #expect(try client.receiveOne()[attribute: "type"] == "result")
+    }
+
     @Test func closedRegistrationIsNotAdvertisedAndRefused() throws {
         var config = ServerConfig()
         config.registration.mode = .closed

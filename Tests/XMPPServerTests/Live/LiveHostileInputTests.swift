@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import XMPPCore
+import XMPPTestSupport
+
+/// Input built to be expensive costs the server time linear in its size:
+/// one client's worst stanza does not hold up the others.
+@Suite(.timeLimit(.minutes(1)))
+struct LiveHostileInputTests {
+    /// How long the answer to a hostile stanza, and another client's ping
+    /// sent meanwhile, may take. Work quadratic in these inputs takes
+    /// minutes; linear work takes milliseconds even in a debug build.
+    static let bound = Duration.milliseconds(200)
+
+    /// Nearly 1 MiB (the default stanza limit) of U+0660 ARABIC-INDIC DIGIT ZERO.
+    static let digits = String(repeating: "\u{0660}", count: 520_000)
+
+    @Test func aMegabytePasswordOfArabicIndicDigitsIsAnsweredAtOnce() throws {
+        try LiveServer.run { server in
+            try server.register("romeo", "montague")
+            try server.register("juliet", "capulet")
+            let attacker = try server.loggedInClient("romeo", "montague")
+            let bystander = try server.loggedInClient("juliet", "capulet")
+            try attacker.send(
+                "<iq type='set' id='pw'><query xmlns='jabber:iq:register'>"
+                    + "<username>romeo</username><password>\(Self.digits)</password></query></iq>")
+            let sent = ContinuousClock.now
+            let pong = try bystander.ping()
+            #expect(pong[attribute: "type"] == "result")
+            #expect(ContinuousClock.now - sent < Self.bound, "another client's ping waited")
+            let reply = try attacker.nextElement()
+            #expect(reply[attribute: "type"] == "error")
+            #expect(reply.child("error")?.child("not-acceptable", namespace: NS.stanzas) != nil)
+            #expect(ContinuousClock.now - sent < Self.bound, "the answer took \(ContinuousClock.now - sent)")
+        }
+    }
+}
