@@ -81,6 +81,8 @@ extension ServerConfig {
         .single("vcard_max_size", \.limits.maxVCardSize, .size),
         .single("blocklist_max_items", \.limits.blocklistMaxItems, .integer),
         .single("pep_max_items", \.limits.pepMaxItems, .integer),
+        .single("roster_max_items", \.limits.rosterMaxItems, .integer),
+        .single("roster_max_groups", \.limits.rosterMaxGroups, .integer),
         .single("version_reply", \.versionReply, .choice(VersionReply.self)),
         .single("archive", \.archive.enabled, .boolean),
         .single("mam_default", \.archive.defaultRule, .choice(ArchivePreferences.Default.self)),

@@ -59,6 +59,8 @@ extension ServerConfig {
         try require(limits.maxVCardSize, in: (1 << 10)...(64 << 20), key: "vcard_max_size", formatSize)
         try require(limits.blocklistMaxItems, in: 1...100_000, key: "blocklist_max_items", formatNumber)
         try require(limits.pepMaxItems, in: 1...10_000, key: "pep_max_items", formatNumber)
+        try require(limits.rosterMaxItems, in: 1...100_000, key: "roster_max_items", formatNumber)
+        try require(limits.rosterMaxGroups, in: 1...10_000, key: "roster_max_groups", formatNumber)
         if let retention = archive.retention, retention < .seconds(3600) {
             throw ConfigError(key: "mam_retention", "must be at least 1h, got \(format(retention)); or forever")
         }

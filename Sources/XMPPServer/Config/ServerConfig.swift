@@ -169,6 +169,14 @@ public struct ServerConfig: Sendable, Equatable {
         /// one stanza, so `maxStanzaSize` bounds its size. Key
         /// `pep_max_items`, default 100, from 1 to 10000.
         public var pepMaxItems = 100
+        /// Most items in one user's roster (RFC 6121 §2); adding one beyond
+        /// it gets `policy-violation`. The roster is read on every broadcast
+        /// presence. Key `roster_max_items`, default 2000, from 1 to 100000.
+        public var rosterMaxItems = 2000
+        /// Most groups one roster item may be in; a roster set with more gets
+        /// `policy-violation`. Key `roster_max_groups`, default 64, from 1 to
+        /// 10000.
+        public var rosterMaxGroups = 64
     }
 
     /// The built-in HTTP server (`HTTPServer`), whose only use is file

@@ -49,25 +49,33 @@ public struct Roster: ServerFeature {
         guard let username = session.username, let owner = session.jid?.bare else { return }
         let change: Change
         do {
-            change = try Change(request.iq.payload!, owner: owner)
+            change = try Change(request.iq.payload!, owner: owner, maxGroups: session.server.config.limits.rosterMaxGroups)
         } catch {
             return request.fail(error)
         }
         switch change {
         case .update(let contact, let name, let groups):
-            session.withStorage({ stores in
+            let maxItems = session.server.config.limits.rosterMaxItems
+            session.withStorage({ stores -> (RosterItem, Int)? in
                 var item = try stores.roster.item(contact.description, of: username)
                     ?? RosterItem(contact: contact.description, inRoster: false)
+                if !item.inRoster, try stores.roster.items(of: username).count(where: \.inRoster) >= maxItems {
+                    return nil
+                }
                 item.name = name
                 item.groups = groups
                 item.inRoster = true
                 return (item, try stores.roster.put(item, of: username))
             }) { result in
-                guard case .success(let (item, version)) = result else {
+                switch result {
+                case .success(nil):
+                    return request.fail(StanzaError(.policyViolation, text: "at most \(maxItems) roster items"))
+                case .failure:
                     return request.fail(StanzaError(.internalServerError))
+                case .success(let (item, version)?):
+                    request.reply()
+                    push(element(for: item), version: version, to: owner, server: session.server)
                 }
-                request.reply()
-                push(element(for: item), version: version, to: owner, server: session.server)
             }
         case .remove(let contact):
             session.withStorage({ stores -> (RosterItem, Int)? in
@@ -97,7 +105,7 @@ public struct Roster: ServerFeature {
         case update(JID, name: String?, groups: [String])
         case remove(JID)
 
-        init(_ query: Element, owner: JID) throws(StanzaError) {
+        init(_ query: Element, owner: JID, maxGroups: Int) throws(StanzaError) {
             let items = query.elements
             guard items.count == 1, let item = items.first, item.name == "item", item.namespace == NS.roster else {
                 throw StanzaError(.badRequest, text: "a roster set carries exactly one <item/>")
@@ -116,11 +124,15 @@ public struct Roster: ServerFeature {
             }
             let name = item[attribute: "name"]
             var groups: [String] = []
+            var seen: Set<String> = []
             for group in item.elements where group.name == "group" {
                 let title = group.text
                 guard !title.isEmpty else { throw StanzaError(.notAcceptable, text: "an empty <group/>") }
-                guard !groups.contains(title) else { throw StanzaError(.badRequest, text: "group '\(title)' twice") }
+                guard seen.insert(title).inserted else { throw StanzaError(.badRequest, text: "group '\(title)' twice") }
                 guard title.utf8.count <= 1023 else { throw StanzaError(.notAcceptable, text: "group name too long") }
+                guard groups.count < maxGroups else {
+                    throw StanzaError(.policyViolation, text: "at most \(maxGroups) groups per roster item")
+                }
                 groups.append(title)
             }
             guard (name?.utf8.count ?? 0) <= 1023 else { throw StanzaError(.notAcceptable, text: "name too long") }

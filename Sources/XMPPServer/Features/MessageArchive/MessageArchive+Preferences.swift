@@ -50,14 +50,16 @@ extension MessageArchive {
         }
         func list(_ name: String) throws(StanzaError) -> [String] {
             var jids: [String] = []
+            var seen: Set<String> = []
             for element in prefs.child(name)?.elements ?? [] where element.name == "jid" {
                 guard let jid = try? JID(element.text) else {
                     throw StanzaError(.badRequest, text: "'\(element.text)' is not a JID")
                 }
-                if !jids.contains(jid.description) { jids.append(jid.description) }
-            }
-            guard jids.count <= maxPreferenceJIDs else {
-                throw StanzaError(.notAcceptable, text: "at most \(maxPreferenceJIDs) JIDs in <\(name)/>")
+                guard seen.insert(jid.description).inserted else { continue }
+                guard jids.count < maxPreferenceJIDs else {
+                    throw StanzaError(.notAcceptable, text: "at most \(maxPreferenceJIDs) JIDs in <\(name)/>")
+                }
+                jids.append(jid.description)
             }
             return jids
         }
