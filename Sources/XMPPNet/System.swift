@@ -218,6 +218,13 @@ enum Sys {
         try setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
     }
 
+    /// Sets `TCP_USER_TIMEOUT`: how long sent data may stay unacknowledged
+    /// before the kernel closes the connection.
+    static func setUnacknowledgedTimeout(_ fd: Int32, _ timeout: Duration) throws(IOError) {
+        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        try setOption(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, Int32(clamping: milliseconds))
+    }
+
     /// Binds and listens, allowing quick restarts (`SO_REUSEADDR`) and keeping
     /// an IPv6 socket IPv6-only. The corresponding C functions are `bind` and `listen`.
     static func listen(_ fd: Int32, on address: SocketAddress, backlog: Int32) throws(IOError) {

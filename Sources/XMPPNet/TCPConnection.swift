@@ -59,14 +59,29 @@ public final class TCPConnection {
         /// Reads (of up to 64 KiB each) per readiness event before the loop
         /// turns to other connections. Default 4.
         public var readsPerWakeup: Int
+        /// How long `close(afterFlush: true)` may wait for the peer to take
+        /// the queued output; then the connection is dropped with what is
+        /// left. A peer that stops reading (a zero window) would otherwise
+        /// hold the descriptor and the queue forever. Default 5 s.
+        public var closeTimeout: Duration
+        /// `TCP_USER_TIMEOUT` for accepted connections: how long sent data
+        /// may stay unacknowledged (zero-window probes included) before the
+        /// kernel gives up on the peer. `nil` keeps the system's default
+        /// (about 15 minutes of retransmissions). Default `nil`.
+        public var unacknowledgedTimeout: Duration?
 
         /// Creates settings; the defaults suit a client-to-server session.
-        public init(highWaterMark: Int = 1 << 20, lowWaterMark: Int = 256 << 10, readsPerWakeup: Int = 4) {
+        public init(
+            highWaterMark: Int = 1 << 20, lowWaterMark: Int = 256 << 10, readsPerWakeup: Int = 4,
+            closeTimeout: Duration = .seconds(5), unacknowledgedTimeout: Duration? = nil
+        ) {
             precondition(0 <= lowWaterMark && lowWaterMark <= highWaterMark, "need 0 <= lowWaterMark <= highWaterMark")
             precondition(readsPerWakeup > 0, "readsPerWakeup must be positive")
             self.highWaterMark = highWaterMark
             self.lowWaterMark = lowWaterMark
             self.readsPerWakeup = readsPerWakeup
+            self.closeTimeout = closeTimeout
+            self.unacknowledgedTimeout = unacknowledgedTimeout
         }
     }
 
@@ -104,7 +119,8 @@ public final class TCPConnection {
     var registrationID: UInt32 = 0
     var registeredInterest: Interest = []
     private var outbound = ByteQueue()
-    /// Ends `.draining` if the peer does not close first.
+    /// Ends `.closing` after `closeTimeout`, or `.draining` after
+    /// `lingerTimeout`, if the peer has not let it end sooner.
     private var lingerTimer: EventLoop.Timer?
     /// True once the peer has finished sending (a read returned 0).
     private var peerFinished = false
@@ -184,7 +200,8 @@ public final class TCPConnection {
     ///
     /// The handler's `didClose(error: nil)` runs when the connection is
     /// closed, which is before this method returns unless output is still
-    /// being flushed. After a flush, unless the peer has finished sending
+    /// being flushed, which may take at most `Options.closeTimeout`. After a
+    /// flush, unless the peer has finished sending
     /// already, the descriptor stays open for up to `lingerTimeout`,
     /// reading and dropping what still arrives, so that the kernel does not
     /// reset the connection under the peer's unread data.
@@ -192,7 +209,11 @@ public final class TCPConnection {
         loop.assertInLoop()
         guard state == .open || state == .closing else { return }
         if afterFlush && !outbound.isEmpty {
+            guard state == .open else { return }
             state = .closing
+            lingerTimer = loop.schedule(after: options.closeTimeout) { [weak self] in
+                self?.finish(error: IOError(errno: ETIMEDOUT, reason: "the peer did not take the last output"))
+            }
             updateInterest()
         } else if afterFlush {
             shutDownAndDrain()
@@ -204,6 +225,8 @@ public final class TCPConnection {
     /// Sends FIN, tells the handler the connection is closed, and drains
     /// the peer's input until it closes (or closes at once if it has).
     private func shutDownAndDrain() {
+        lingerTimer?.cancel()
+        lingerTimer = nil
         Sys.shutdownOutput(fd)
         guard !peerFinished else { return finish(error: nil) }
         state = .draining

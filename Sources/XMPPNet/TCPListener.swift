@@ -117,8 +117,11 @@ public final class TCPListener {
                 return
             }
             guard let (clientFD, remote) = accepted else { return }
-            // Best effort: a socket that cannot take TCP_NODELAY still works.
+            // Best effort: a socket that cannot take these options still works.
             try? Sys.setNoDelay(clientFD)
+            if let timeout = connectionOptions.unacknowledgedTimeout {
+                try? Sys.setUnacknowledgedTimeout(clientFD, timeout)
+            }
             let connection = TCPConnection(
                 fd: clientFD, remoteAddress: remote ?? localAddress, loop: loop,
                 options: connectionOptions, state: .open)

@@ -91,7 +91,9 @@ public final class Server: @unchecked Sendable {
         let direct = config.directTLSListen.map { ($0, true) }
         for (address, directTLS) in plain + direct {
             do {
-                let listener = try TCPListener(address: address.socketAddress, on: loop) { [unowned self] connection in
+                let listener = try TCPListener(
+                    address: address.socketAddress, connectionOptions: config.connectionOptions, on: loop
+                ) { [unowned self] connection in
                     self.accept(connection, directTLS: directTLS)
                 }
                 listeners.append(listener)
@@ -235,13 +237,15 @@ final class ConnectionAdapter: TCPConnectionHandler, SessionTransport, TCPForwar
     func didRead(bytes: UnsafeRawBufferPointer) { session?.receive(bytes) }
 
     func didClose(error: IOError?) {
-        session?.transportClosed()
+        session?.transportClosed(failure: error?.description)
         session = nil
         onClose?()
         onClose = nil
     }
 
     func write(_ bytes: [UInt8]) { openConnection?.write(bytes) }
+
+    var queuedByteCount: Int { connection?.bufferedByteCount ?? 0 }
 }
 
 extension EventLoop: ServerLoop {

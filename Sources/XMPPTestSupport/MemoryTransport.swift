@@ -25,6 +25,9 @@ public final class MemoryTransport: SessionTransport {
         output += bytes
     }
 
+    /// Everything written and not yet taken: a test that does not take
+    /// the output plays a client that does not read.
+    public var queuedByteCount: Int { output.count }
     public func close() { isClosed = true }
     public func pauseReading() { isReadingPaused = true }
     public func resumeReading() { isReadingPaused = false }

@@ -186,6 +186,48 @@ func ipv6LoopbackAvailable() -> Bool {
         }
     }
 
+    /// A peer that never reads cannot keep a closing connection, its
+    /// descriptor and its queued output: they go after `closeTimeout`.
+    @Test func aClosingConnectionWhosePeerDoesNotReadIsDroppedAfterTheCloseTimeout() throws {
+        var options = TCPConnection.Options()
+        options.closeTimeout = .milliseconds(300)
+        try withRunningLoop { loop in
+            let pair = try ConnectedPair.make(on: loop, serverOptions: options)
+            let start = ContinuousClock.now
+            let queued = try onLoop(loop) { () -> Int in
+                pair.client.value.pauseReading()  // never reads again
+                let server = pair.server.value
+                var chunks = 0
+                while server.bufferedByteCount == 0 && chunks < 64 {
+                    server.write(pattern(1 << 20))
+                    chunks += 1
+                }
+                server.close(afterFlush: true)
+                return server.bufferedByteCount
+            }
+            #expect(queued > 0, "output is waiting, so the close waits for the peer")
+            #expect(waitUntil { (try? onLoop(loop) { pair.server.value.state }) == .closed })
+            #expect(ContinuousClock.now - start >= options.closeTimeout)
+            #expect(pair.serverRecording.closes.value.map { $0?.errno } == [ETIMEDOUT])
+            #expect(try onLoop(loop) { pair.server.value.bufferedByteCount } == 0, "the queue is released")
+        }
+    }
+
+    @Test func acceptedConnectionsGetTheUnacknowledgedTimeout() throws {
+        var options = TCPConnection.Options()
+        options.unacknowledgedTimeout = .seconds(42)
+        try withRunningLoop { loop in
+            let pair = try ConnectedPair.make(on: loop, serverOptions: options)
+            let timeout = try onLoop(loop) { () -> Int32 in
+                var value: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                getsockopt(pair.server.value.fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &value, &length)
+                return value
+            }
+            #expect(timeout == 42_000)
+        }
+    }
+
     @Test func aDrainingConnectionClosesAfterTheLingerTimeout() throws {
         try withRunningLoop { loop in
             let pair = try ConnectedPair.make(on: loop)

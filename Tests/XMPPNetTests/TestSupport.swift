@@ -139,7 +139,8 @@ struct ConnectedPair: Sendable {
 
     /// Listens on an ephemeral port of `ip`, connects to it, and waits for both ends.
     static func make(
-        on loop: EventLoop, ip: String = "127.0.0.1", echo: Bool = false
+        on loop: EventLoop, ip: String = "127.0.0.1", echo: Bool = false,
+        serverOptions: TCPConnection.Options = TCPConnection.Options()
     ) throws -> ConnectedPair {
         let serverRecording = Recording()
         let clientRecording = Recording()
@@ -147,7 +148,9 @@ struct ConnectedPair: Sendable {
         let connected = Locked<Result<LoopBound<TCPConnection>, IOError>?>(nil)
         try onLoop(loop) {
             var listener: TCPListener?
-            listener = try TCPListener(address: SocketAddress(ip: ip, port: 0)!, on: loop) { connection in
+            listener = try TCPListener(
+                address: SocketAddress(ip: ip, port: 0)!, connectionOptions: serverOptions, on: loop
+            ) { connection in
                 connection.handler = RecordingHandler(serverRecording, connection: connection, echo: echo)
                 accepted.mutate { $0 = LoopBound(connection, loop: loop) }
                 listener?.close()  // one connection per pair

@@ -47,6 +47,7 @@ extension ServerConfig {
                     + "XMPPFramework apps send a space only every 120 to 150 s")
         }
         try require(timeouts.keepaliveInterval, in: .seconds(1)...(.seconds(86_400)), key: "keepalive_interval", format)
+        try require(timeouts.close, in: .seconds(1)...(.seconds(60)), key: "close_timeout", format)
         try require(
             limits.maxStanzaSizeUnauthenticated, in: 10_000...(64 << 20), key: "max_stanza_size_unauthenticated",
             formatSize,
@@ -55,6 +56,9 @@ extension ServerConfig {
             limits.maxStanzaSize, in: limits.maxStanzaSizeUnauthenticated...(64 << 20), key: "max_stanza_size",
             formatSize,
             why: "; it cannot be below max_stanza_size_unauthenticated")
+        try require(
+            limits.maxQueuedOutput, in: (2 * limits.maxStanzaSize)...(1 << 30), key: "max_queued_output", formatSize,
+            why: "; it must hold at least two stanzas of max_stanza_size")
         try require(limits.offlineQuota, in: 0...1_000_000, key: "offline_quota", formatNumber)
         try require(limits.maxVCardSize, in: (1 << 10)...(64 << 20), key: "vcard_max_size", formatSize)
         try require(limits.blocklistMaxItems, in: 1...100_000, key: "blocklist_max_items", formatNumber)

@@ -132,6 +132,12 @@ public struct ServerConfig: Sendable, Equatable {
         /// Interval of the server's whitespace keepalive on a quiet stream.
         /// Key `keepalive_interval`, default 60s, at least 1s.
         public var keepaliveInterval = Duration.seconds(60)
+        /// How long a closing stream may take to hand its last bytes (a
+        /// stream error, the closing tag) to a peer that does not read; then
+        /// the connection is dropped. Key `close_timeout`, default 5s, from
+        /// 1s to 60s. Accepted connections also get `TCP_USER_TIMEOUT` of
+        /// `idle`: a peer that acknowledges nothing for that long is gone.
+        public var close = Duration.seconds(5)
         /// How long a session whose connection dropped waits for its client
         /// to resume it (XEP-0198 §5); the client may ask for less. Key
         /// `resume_timeout`, default 5m, from 0 (no resumption) to 1h.
@@ -148,6 +154,12 @@ public struct ServerConfig: Sendable, Equatable {
         /// `max_stanza_size_unauthenticated`, default 16KiB, at least 10000
         /// (RFC 6120 §13.12).
         public var maxStanzaSizeUnauthenticated = 16 << 10
+        /// Most bytes that may wait to be sent to one client that is not
+        /// reading (beyond what the kernel's socket buffer holds); past it
+        /// the stream is closed with `resource-constraint`. Key
+        /// `max_queued_output`, default 16MiB, from twice `maxStanzaSize`
+        /// to 1GiB.
+        public var maxQueuedOutput = 16 << 20
         /// Most messages kept for one offline user (XEP-0160); beyond it
         /// senders get `resource-constraint`. Key `offline_quota`, default
         /// 1000, from 0 (keep none) to 1000000.
@@ -276,5 +288,14 @@ public struct ServerConfig: Sendable, Equatable {
         public var description: String {
             "\(count) per \(ConfigValueType<Duration>.duration.format(period))"
         }
+    }
+}
+
+extension ServerConfig {
+    /// The TCP settings of accepted connections, XMPP and HTTP: a closing
+    /// connection gets `close_timeout` to deliver its last bytes, and
+    /// `idle_timeout` is its `TCP_USER_TIMEOUT`.
+    var connectionOptions: TCPConnection.Options {
+        TCPConnection.Options(closeTimeout: timeouts.close, unacknowledgedTimeout: timeouts.idle)
     }
 }

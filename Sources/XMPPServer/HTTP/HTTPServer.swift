@@ -31,7 +31,9 @@ final class HTTPServer {
         var bound: [SocketAddress] = []
         for (address, isSecure) in plain.map({ ($0, false) }) + secure.map({ ($0, true) }) {
             do {
-                let listener = try TCPListener(address: address.socketAddress, on: loop) { [unowned self] connection in
+                let listener = try TCPListener(
+                    address: address.socketAddress, connectionOptions: context.config.connectionOptions, on: loop
+                ) { [unowned self] connection in
                     self.accept(connection, secure: isSecure)
                 }
                 listeners.append(listener)

@@ -6,6 +6,9 @@ import XMPPStorage
 public protocol SessionTransport: AnyObject {
     /// Queues bytes for the peer.
     func write(_ bytes: [UInt8])
+    /// Bytes written and still waiting to be sent (beyond what the kernel
+    /// took), which grows while the peer does not read.
+    var queuedByteCount: Int { get }
     /// Flushes what is queued, then closes.
     func close()
     /// Stops delivering received bytes until `resumeReading()`.
@@ -109,6 +112,9 @@ public final class ClientSession {
     /// Ends a detached session that was not resumed in time, or asks a
     /// quiet client for an acknowledgement.
     var streamManagementTimer: (any ScheduledWork)?
+    /// Set once more than `max_queued_output` waited for this client, as
+    /// the stream is closed for it.
+    private var outputOverflowed = false
 
     /// Creates the session for a connection that has just been accepted.
     /// - Parameter directTLS: The connection began with TLS (XEP-0368).
@@ -150,11 +156,18 @@ public final class ClientSession {
         }
     }
 
-    /// The transport reports that the peer went away (cleanly or not).
-    public func transportClosed() {
+    /// The transport reports that the connection is gone: the peer went
+    /// away (cleanly or not), or a stream we closed has ended.
+    /// - Parameter failure: Why, when the connection failed rather than
+    ///   closed, such as a reset or a peer that did not take our goodbye
+    ///   within `close_timeout`.
+    public func transportClosed(failure: String? = nil) {
         server.loop.assertInLoop()
-        guard phase != .closed else { return }
-        log.info("disconnected")
+        guard phase != .closed else {
+            if let failure { log.info("connection dropped: \(failure)") }
+            return
+        }
+        log.info("disconnected\(failure.map { ": \($0)" } ?? "")")
         if canWaitForResumption { return detach() }
         finish()
     }
@@ -260,7 +273,7 @@ public final class ClientSession {
     func send(_ bytes: [UInt8]) {
         guard phase != .closed, !isDetached else { return }
         lastSent = server.loop.now
-        guard let tls else { return transport?.write(bytes) ?? () }
+        guard let tls else { return transmit(bytes) }
         do {
             try tls.send(plaintext: bytes)
             flushTLSOutput()
@@ -273,7 +286,21 @@ public final class ClientSession {
     func flushTLSOutput() {
         guard let tls else { return }
         let output = tls.takeOutput()
-        if !output.isEmpty { transport?.write(output) }
+        if !output.isEmpty { transmit(output) }
+    }
+
+    /// Hands bytes to the connection. A client that stopped reading makes
+    /// them pile up; past `max_queued_output` its stream is closed (which
+    /// then waits at most `close_timeout` for the goodbye to be taken).
+    private func transmit(_ bytes: [UInt8]) {
+        guard let transport else { return }
+        transport.write(bytes)
+        let limit = server.config.limits.maxQueuedOutput
+        if transport.queuedByteCount > limit, !outputOverflowed {
+            outputOverflowed = true
+            log.notice("more than \(limit) bytes wait for this client to read them")
+            fail(StreamError(.resourceConstraint, text: "the client does not read what it is sent"))
+        }
     }
 
     // MARK: - Closing

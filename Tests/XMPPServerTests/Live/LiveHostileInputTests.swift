@@ -35,3 +35,32 @@ struct LiveHostileInputTests {
         }
     }
 }
+
+/// Clients that stop reading are let go: their output is bounded by
+/// `max_queued_output`, and their closing connections by `close_timeout`.
+@Suite(.timeLimit(.minutes(1)))
+struct LiveSlowReaderTests {
+    @Test func aClientThatNeverReadsIsDisconnectedAndItsConnectionReleased() throws {
+        try LiveServer.run(configure: { config in
+            config.limits.maxStanzaSize = 32 << 10
+            config.limits.maxQueuedOutput = 64 << 10
+            config.timeouts.close = .seconds(1)
+        }) { server in
+            try server.register("romeo", "montague")
+            try server.register("juliet", "capulet")
+            let sink = try server.loggedInClient("romeo", "montague", resource: "sink")
+            let sender = try server.loggedInClient("juliet", "capulet")
+            let body = String(repeating: "x", count: 30_000)
+            // The kernel's buffers on both ends take a few MiB before
+            // anything queues in the server; send until the server gives up.
+            var sent = 0
+            while sent < 2000, !server.log.lines.contains(where: { $0.contains("wait for this client to read them") }) {
+                try sender.send("<message to='romeo@localhost/sink' type='chat'><body>\(body)</body></message>")
+                sent += 1
+            }
+            try server.waitForLog(containing: "wait for this client to read them")
+            try server.waitForLog(containing: "\(sink.socket.localAddress): connection dropped: the peer did not take the last output")
+            #expect(try sender.ping()[attribute: "type"] == "result")
+        }
+    }
+}
