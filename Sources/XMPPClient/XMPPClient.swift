@@ -375,7 +375,7 @@ public actor XMPPClient {
         guard let connection else { return false }
         let bytes = ClientWire.bytes(element)
         guard !bytes.isEmpty else { return false }
-        if streamManagement != nil, Stanza(element) != nil { streamManagement?.recordSent(element) }
+        if streamManagement != nil, Stanza(element) != nil { streamManagement?.recordSent(element, byteCount: bytes.count) }
         connection.transport.send(bytes)
         if element.name == "message", streamManagement?.ackRequested == false {
             streamManagement?.ackRequested = true
@@ -405,7 +405,7 @@ public actor XMPPClient {
             reply = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<IQ, any Error>) in
                     pending[id] = waiter
-                    if streamManagement != nil { streamManagement?.recordSent(element) }
+                    if streamManagement != nil { streamManagement?.recordSent(element, byteCount: bytes.count) }
                     connection.transport.send(bytes)
                     Task {
                         try? await Task.sleep(for: timeout)

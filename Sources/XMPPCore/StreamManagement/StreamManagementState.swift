@@ -19,15 +19,21 @@ public struct StreamManagementState: Sendable {
     /// Stanzas sent since `<enable/>` and not acknowledged, oldest first:
     /// the first one is number `acknowledgedOutbound + 1`.
     public private(set) var unacknowledged: [Element] = []
+    /// The size of each of `unacknowledged` as sent, in the same order.
+    private var unacknowledgedSizes: [Int] = []
+    /// The total size of `unacknowledged` as sent, in bytes.
+    public private(set) var unacknowledgedByteCount = 0
     /// Whether we sent `<r/>` and wait for its `<a/>`.
     public var ackRequested = false
 
     /// How many stanzas were sent since `<enable/>`, modulo 2^32.
     public var sentOutbound: UInt32 { acknowledgedOutbound &+ UInt32(truncatingIfNeeded: unacknowledged.count) }
 
-    /// Records a stanza sent to the client.
-    public mutating func recordSent(_ stanza: Element) {
+    /// Records a stanza sent to the peer, `byteCount` bytes as sent.
+    public mutating func recordSent(_ stanza: Element, byteCount: Int) {
         unacknowledged.append(stanza)
+        unacknowledgedSizes.append(byteCount)
+        unacknowledgedByteCount += byteCount
     }
 
     /// Why an `<a/>` or `<resume/>` count cannot be right.
@@ -47,6 +53,8 @@ public struct StreamManagementState: Sendable {
         let newly = Int(h &- acknowledgedOutbound)
         guard newly <= unacknowledged.count else { throw CountTooHigh(claimed: h, sent: sentOutbound) }
         unacknowledged.removeFirst(newly)
+        unacknowledgedByteCount -= unacknowledgedSizes.prefix(newly).reduce(0, +)
+        unacknowledgedSizes.removeFirst(newly)
         acknowledgedOutbound = h
         return newly
     }
@@ -56,6 +64,8 @@ public struct StreamManagementState: Sendable {
         let taken = unacknowledged
         acknowledgedOutbound = sentOutbound
         unacknowledged = []
+        unacknowledgedSizes = []
+        unacknowledgedByteCount = 0
         return taken
     }
 

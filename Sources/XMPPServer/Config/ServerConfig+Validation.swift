@@ -40,6 +40,11 @@ extension ServerConfig {
         try check(authentication.loginThrottle, key: "login_throttle")
         try require(timeouts.handshake, in: .seconds(1)...(.seconds(3600)), key: "handshake_timeout", format)
         try require(timeouts.resume, in: .zero...(.seconds(3600)), key: "resume_timeout", format)
+        try require(timeouts.acknowledgement, in: .seconds(5)...(.seconds(3600)), key: "sm_ack_timeout", format)
+        try require(limits.smMaxUnacked, in: 10...1_000_000, key: "sm_max_unacked", formatNumber)
+        try require(
+            limits.smMaxUnackedSize, in: limits.maxStanzaSize...(1 << 30), key: "sm_max_unacked_size", formatSize,
+            why: "; it must hold at least one stanza of max_stanza_size")
         if timeouts.idle <= .seconds(150) {
             throw ConfigError(
                 key: "idle_timeout",

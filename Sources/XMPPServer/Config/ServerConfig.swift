@@ -142,6 +142,11 @@ public struct ServerConfig: Sendable, Equatable {
         /// to resume it (XEP-0198 §5); the client may ask for less. Key
         /// `resume_timeout`, default 5m, from 0 (no resumption) to 1h.
         public var resume = Duration.seconds(300)
+        /// How long a client using stream management (XEP-0198) may leave
+        /// our `<r/>` unanswered; then its connection is closed as if it
+        /// had dropped, and the session waits to be resumed. Key
+        /// `sm_ack_timeout`, default 60s, from 5s to 1h.
+        public var acknowledgement = Duration.seconds(60)
     }
 
     /// Size limits, in bytes.
@@ -154,6 +159,16 @@ public struct ServerConfig: Sendable, Equatable {
         /// `max_stanza_size_unauthenticated`, default 16KiB, at least 10000
         /// (RFC 6120 §13.12).
         public var maxStanzaSizeUnauthenticated = 16 << 10
+        /// Most stanzas sent to a client under stream management (XEP-0198)
+        /// and not yet acknowledged; past it the stream is closed with
+        /// `resource-constraint` (the stanzas go to the user's other
+        /// resources or offline storage). Key `sm_max_unacked`, default
+        /// 1000, from 10 to 1000000.
+        public var smMaxUnacked = 1000
+        /// Most bytes of such stanzas, as sent; past it the same happens.
+        /// Key `sm_max_unacked_size`, default 4MiB, from `maxStanzaSize` to
+        /// 1GiB.
+        public var smMaxUnackedSize = 4 << 20
         /// Most bytes that may wait to be sent to one client that is not
         /// reading (beyond what the kernel's socket buffer holds); past it
         /// the stream is closed with `resource-constraint`. Key

@@ -17,9 +17,18 @@ extension ClientSession {
 
     /// Records a stanza sent under stream management and asks for an
     /// acknowledgement when enough are outstanding or after a short delay.
-    func recordSent(_ stanza: Element) {
-        streamManagement?.recordSent(stanza)
-        guard !isDetached, let state = streamManagement, !state.ackRequested else { return }
+    /// Past `sm_max_unacked` stanzas or `sm_max_unacked_size` bytes the
+    /// stream is closed with `resource-constraint`; what was not
+    /// acknowledged is handed on as when any session ends.
+    func recordSent(_ stanza: Element, byteCount: Int) {
+        streamManagement?.recordSent(stanza, byteCount: byteCount)
+        guard let state = streamManagement else { return }
+        let limits = server.config.limits
+        if state.unacknowledged.count > limits.smMaxUnacked || state.unacknowledgedByteCount > limits.smMaxUnackedSize {
+            log.notice("\(state.unacknowledged.count) stanzas (\(state.unacknowledgedByteCount) bytes) not acknowledged")
+            return fail(StreamError(.resourceConstraint, text: "too many stanzas are not acknowledged"))
+        }
+        guard !isDetached, !state.ackRequested else { return }
         if state.unacknowledged.count >= Self.ackRequestBatch {
             requestAcknowledgement()
         } else if streamManagementTimer == nil {
@@ -33,10 +42,24 @@ extension ClientSession {
         }
     }
 
+    /// Sends `<r/>`, and gives the client `sm_ack_timeout` to answer it:
+    /// a client that does not is treated as gone (its session waits to be
+    /// resumed, when it can be).
     private func requestAcknowledgement() {
         streamManagement?.ackRequested = true
         streamManagementTimer?.cancel()
-        streamManagementTimer = nil
+        let timeout = server.config.timeouts.acknowledgement
+        streamManagementTimer = server.loop.scheduleTimer(after: timeout) { [weak self] in
+            guard let self, self.phase != .closed, !self.isDetached, self.streamManagement?.ackRequested == true
+            else { return }
+            self.streamManagementTimer = nil
+            self.log.notice("no acknowledgement within \(timeout)")
+            if self.canWaitForResumption {
+                self.detach()
+            } else {
+                self.fail(StreamError(.connectionTimeout, text: "no acknowledgement within \(timeout)"))
+            }
+        }
         send(Element("r", namespace: NS.sm))
     }
 
@@ -45,7 +68,11 @@ extension ClientSession {
         guard streamManagement != nil else { return }
         do {
             try streamManagement!.acknowledge(h)
-            streamManagement!.ackRequested = false
+            if streamManagement!.ackRequested {
+                streamManagement!.ackRequested = false
+                streamManagementTimer?.cancel()
+                streamManagementTimer = nil
+            }
         } catch {
             var condition = Element("handled-count-too-high", namespace: NS.sm)
             condition[attribute: "h"] = String(error.claimed)

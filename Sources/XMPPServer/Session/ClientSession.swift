@@ -259,14 +259,16 @@ public final class ClientSession {
 
     /// Sends an element inside the client stream's namespace scope.
     func send(_ element: Element) {
-        if streamManagement != nil, Stanza(element) != nil { recordSent(element) }
+        let bytes: [UInt8]
         do {
-            send(try XMLSerializer.bytes(element, in: Self.clientScope))
+            bytes = try XMLSerializer.bytes(element, in: Self.clientScope)
         } catch {
             // Only text from our own code or from a stanza we parsed reaches
             // here, so this is a bug; say so once and keep the stream.
-            log.error("cannot serialize <\(element.name)>: \(error)")
+            return log.error("cannot serialize <\(element.name)>: \(error)")
         }
+        if streamManagement != nil, Stanza(element) != nil { recordSent(element, byteCount: bytes.count) }
+        send(bytes)
     }
 
     /// Sends raw bytes, through TLS when it is on.

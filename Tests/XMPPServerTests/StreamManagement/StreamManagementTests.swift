@@ -3,25 +3,31 @@ import XMPPCore
 @testable import XMPPServer
 import XMPPTestSupport
 
+/// Romeo (orchard, with stream management on) and Juliet, both available.
+func streamManagementCouple(
+    config: ServerConfig = ServerConfig(), resume: Bool = true
+) throws -> (TestServer, TestClient, TestClient, enabled: Element) {
+    let server = try TestServer(config: config)
+    try server.addUser("romeo", password: "pw")
+    try server.addUser("juliet", password: "pw")
+    let romeo = server.connect()
+    try romeo.login("romeo", "pw", resource: "orchard")
+    romeo.send("<enable xmlns='urn:xmpp:sm:3'\(resume ? " resume='true'" : "")/>")
+    let enabled = try romeo.receiveOne()
+    romeo.send("<presence/>")
+    let juliet = server.connect()
+    try juliet.login("juliet", "pw", resource: "balcony")
+    juliet.send("<presence/>")
+    _ = romeo.receiveElements()
+    _ = juliet.receiveElements()
+    return (server, romeo, juliet, enabled)
+}
+
 /// XEP-0198 on the in-memory server: enabling, counting, acknowledgements,
 /// resumption, and what happens to unacknowledged stanzas.
 @Suite struct StreamManagementTests {
-    /// Romeo (orchard, with stream management on) and Juliet, both available.
     private func couple(resume: Bool = true) throws -> (TestServer, TestClient, TestClient, enabled: Element) {
-        let server = try TestServer()
-        try server.addUser("romeo", password: "pw")
-        try server.addUser("juliet", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw", resource: "orchard")
-        romeo.send("<enable xmlns='urn:xmpp:sm:3'\(resume ? " resume='true'" : "")/>")
-        let enabled = try romeo.receiveOne()
-        romeo.send("<presence/>")
-        let juliet = server.connect()
-        try juliet.login("juliet", "pw", resource: "balcony")
-        juliet.send("<presence/>")
-        _ = romeo.receiveElements()
-        _ = juliet.receiveElements()
-        return (server, romeo, juliet, enabled)
+        try streamManagementCouple(resume: resume)
     }
 
     private func chat(_ text: String, from sender: TestClient, to: String = "romeo@localhost/orchard") {
@@ -189,7 +195,7 @@ import XMPPTestSupport
 @Suite struct StreamManagementStateTests {
     @Test func acknowledgesAcrossTheWrap() throws {
         var state = StreamManagementState(acknowledgedOutbound: UInt32.max - 1)
-        for index in 0..<4 { state.recordSent(Element("message", namespace: NS.client, attributes: ["id": "\(index)"])) }
+        for index in 0..<4 { state.recordSent(Element("message", namespace: NS.client, attributes: ["id": "\(index)"]), byteCount: 10) }
         #expect(state.sentOutbound == 2)
         #expect(try state.acknowledge(0) == 2)
         #expect(state.unacknowledged.map { $0[attribute: "id"] } == ["2", "3"])
