@@ -88,6 +88,7 @@ extension ServerConfig {
         .single("pep_max_items", \.limits.pepMaxItems, .integer),
         .single("roster_max_items", \.limits.rosterMaxItems, .integer),
         .single("roster_max_groups", \.limits.rosterMaxGroups, .integer),
+        .single("max_resources_per_account", \.limits.maxResourcesPerAccount, .integer),
         .single("version_reply", \.versionReply, .choice(VersionReply.self)),
         .single("archive", \.archive.enabled, .boolean),
         .single("mam_default", \.archive.defaultRule, .choice(ArchivePreferences.Default.self)),

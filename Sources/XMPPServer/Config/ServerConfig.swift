@@ -204,6 +204,12 @@ public struct ServerConfig: Sendable, Equatable {
         /// `policy-violation`. Key `roster_max_groups`, default 64, from 1 to
         /// 10000.
         public var rosterMaxGroups = 64
+        /// Most sessions (resources) one account may have bound at once,
+        /// detached stream management sessions included; binding one more gets
+        /// `resource-constraint` (RFC 6120 §7.6.2.1). Each resource multiplies
+        /// what a message to the account costs (carbons, bare-JID delivery).
+        /// Key `max_resources_per_account`, default 10, from 1 to 1000.
+        public var maxResourcesPerAccount = 10
     }
 
     /// The built-in HTTP server (`HTTPServer`), whose only use is file

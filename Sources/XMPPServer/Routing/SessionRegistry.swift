@@ -75,11 +75,27 @@ public final class SessionRegistry: Sendable {
 
     public init() {}
 
-    /// Records `handle` under its full JID and returns the session it
-    /// replaces, if one was bound to the same full JID.
-    func bind(_ jid: JID, _ handle: SessionHandle) -> SessionHandle? {
+    /// What `bind` did.
+    enum BindOutcome {
+        /// Bound; no session had this full JID.
+        case bound
+        /// Bound in place of the session that had this full JID.
+        case replaced(SessionHandle)
+        /// Not bound: the account already has `maxResources` sessions.
+        case tooManyResources
+    }
+
+    /// Records `handle` under its full JID, unless that would give the
+    /// account more than `maxResources` sessions (replacing a session of
+    /// the same full JID is always allowed). Checked and done under one
+    /// lock, so sessions of one account binding on several loops at once
+    /// cannot pass the limit together.
+    func bind(_ jid: JID, _ handle: SessionHandle, maxResources: Int = .max) -> BindOutcome {
         table.withLock { table in
-            table[jid.bare, default: [:]].updateValue(handle, forKey: jid.resourcepart!)
+            let resources = table[jid.bare, default: [:]]
+            if resources[jid.resourcepart!] == nil, resources.count >= maxResources { return .tooManyResources }
+            return table[jid.bare, default: [:]].updateValue(handle, forKey: jid.resourcepart!).map { .replaced($0) }
+                ?? .bound
         }
     }
 

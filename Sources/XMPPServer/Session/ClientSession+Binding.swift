@@ -38,15 +38,27 @@ extension ClientSession {
             return
         }
         jid = full
+        let handle = SessionHandle(self)
+        let maxResources = server.config.limits.maxResourcesPerAccount
+        switch server.sessions.bind(full, handle, maxResources: maxResources) {
+        case .tooManyResources:
+            jid = nil
+            // RFC 6120 §7.6.2.1: the account has all the resources it may have.
+            log.notice("\(full.bare) already has \(maxResources) resources")
+            let error = StanzaError(
+                .resourceConstraint, type: .wait, text: "this account already has \(maxResources) connected resources")
+            if let reply = iq.errorReply(error) { send(reply) }
+            return
+        case .replaced(let replaced):
+            log.info("replacing the earlier session of \(full)")
+            replaced.replace()
+        case .bound:
+            break
+        }
         phase = .bound
         handshakeTimer?.cancel()
         handshakeTimer = nil
-        let handle = SessionHandle(self)
         self.handle = handle
-        if let replaced = server.sessions.bind(full, handle) {
-            log.info("replacing the earlier session of \(full)")
-            replaced.replace()
-        }
         var bind = Element("bind", namespace: NS.bind)
         var jidElement = Element("jid", namespace: NS.bind)
         jidElement.append(text: full.description)
