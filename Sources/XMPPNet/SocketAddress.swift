@@ -113,6 +113,23 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The network one client is taken to be, for counting connections and
+    /// attempts per client: an IPv4 address itself (`203.0.113.7`), but an
+    /// IPv6 address's /64 (`2001:db8:1:2::/64`), since one subscriber
+    /// usually gets a whole /64 and could otherwise rotate addresses at
+    /// will. An IPv4-mapped IPv6 address counts as its IPv4 address.
+    public var clientNetwork: String {
+        switch host {
+        case .ipv4:
+            return ipString
+        case .ipv6(let high, let low):
+            if high == 0, low >> 32 == 0xFFFF {
+                return SocketAddress(host: .ipv4(UInt32(truncatingIfNeeded: low)), port: 0).ipString
+            }
+            return SocketAddress(host: .ipv6(high, 0), port: 0).ipString + "/64"
+        }
+    }
+
     /// `127.0.0.1:5222` or `[::1]:5222`.
     public var description: String {
         switch host {

@@ -29,6 +29,8 @@ public final class Server: @unchecked Sendable {
     public private(set) var httpAddresses: [SocketAddress] = []
     private var purgeTimer: EventLoop.Timer?
     private var connections: [ObjectIdentifier: ConnectionAdapter] = [:]
+    /// Counts `connections` in all and per client network.
+    private var connectionLimits: ConnectionLimits
     private var nextID = 1
     private var signalSources: [DispatchSourceSignal] = []
     private let stopped = DispatchSemaphore(value: 0)
@@ -41,6 +43,14 @@ public final class Server: @unchecked Sendable {
         }
         self.config = config
         self.log = log
+        let fitting = ConnectionLimits.raiseOpenFileLimit(reserve: Self.reservedDescriptors)
+        if fitting < config.limits.maxConnections {
+            log.warning(
+                "max_connections = \(config.limits.maxConnections) does not fit the open-file limit; "
+                    + "using \(fitting)")
+        }
+        connectionLimits = ConnectionLimits(
+            maxTotal: min(config.limits.maxConnections, fitting), maxPerNetwork: config.limits.maxConnectionsPerNetwork)
         try FileManager.default.createDirectory(
             atPath: config.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         storage = try Storage.open(directory: config.dataDirectory)
@@ -165,15 +175,36 @@ public final class Server: @unchecked Sendable {
         }
     }
 
+    /// Descriptors kept free of client connections: the database and its
+    /// journal, listeners, HTTP connections, uploads being written, logs.
+    static let reservedDescriptors = 256
+
     private func accept(_ connection: TCPConnection, directTLS: Bool) {
         loop.assertInLoop()
+        let peer = connection.remoteAddress
+        let refusal = connectionLimits.admit(peer)
         let adapter = ConnectionAdapter(connection: connection)
         let id = ObjectIdentifier(adapter)
-        adapter.onClose = { [unowned self] in self.connections[id] = nil }
+        adapter.onClose = { [unowned self] in
+            self.connections[id] = nil
+            if refusal == nil { self.connectionLimits.release(peer) }
+        }
         connections[id] = adapter
         connection.handler = adapter
-        adapter.session = ClientSession(server: context, transport: adapter, id: nextID, directTLS: directTLS)
+        let session = ClientSession(server: context, transport: adapter, id: nextID, directTLS: directTLS)
+        adapter.session = session
         nextID += 1
+        switch refusal {
+        case nil:
+            break
+        case .serverFull:
+            session.refuse(StreamError(.resourceConstraint, text: "the server has all the connections it can take"))
+        case .networkFull:
+            session.refuse(
+                StreamError(
+                    .policyViolation,
+                    text: "too many connections from \(peer.clientNetwork) (at most \(connectionLimits.maxPerNetwork))"))
+        }
     }
 
     // MARK: - Start-up files

@@ -63,4 +63,15 @@ import Testing
         }
         #expect(decoded == address)
     }
+
+    @Test(arguments: [
+        ("203.0.113.7", "203.0.113.7"),
+        ("::ffff:203.0.113.7", "203.0.113.7"),
+        ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),
+        ("2001:db8::1", "2001:db8::/64"),
+        ("::1", "::/64"),
+    ])
+    func clientNetworksAreIPv4AddressesAndIPv6Slash64s(_ ip: String, _ network: String) {
+        #expect(SocketAddress(ip: ip, port: 1)?.clientNetwork == network)
+    }
 }

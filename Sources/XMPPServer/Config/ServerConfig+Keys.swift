@@ -89,6 +89,8 @@ extension ServerConfig {
         .single("roster_max_items", \.limits.rosterMaxItems, .integer),
         .single("roster_max_groups", \.limits.rosterMaxGroups, .integer),
         .single("max_resources_per_account", \.limits.maxResourcesPerAccount, .integer),
+        .single("max_connections", \.limits.maxConnections, .integer),
+        .single("max_connections_per_address", \.limits.maxConnectionsPerNetwork, .integer),
         .single("version_reply", \.versionReply, .choice(VersionReply.self)),
         .single("archive", \.archive.enabled, .boolean),
         .single("mam_default", \.archive.defaultRule, .choice(ArchivePreferences.Default.self)),

@@ -71,6 +71,8 @@ extension ServerConfig {
         try require(limits.rosterMaxItems, in: 1...100_000, key: "roster_max_items", formatNumber)
         try require(limits.rosterMaxGroups, in: 1...10_000, key: "roster_max_groups", formatNumber)
         try require(limits.maxResourcesPerAccount, in: 1...1000, key: "max_resources_per_account", formatNumber)
+        try require(limits.maxConnections, in: 1...1_000_000, key: "max_connections", formatNumber)
+        try require(limits.maxConnectionsPerNetwork, in: 1...1_000_000, key: "max_connections_per_address", formatNumber)
         if let retention = archive.retention, retention < .seconds(3600) {
             throw ConfigError(key: "mam_retention", "must be at least 1h, got \(format(retention)); or forever")
         }

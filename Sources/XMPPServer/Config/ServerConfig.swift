@@ -210,6 +210,18 @@ public struct ServerConfig: Sendable, Equatable {
         /// what a message to the account costs (carbons, bare-JID delivery).
         /// Key `max_resources_per_account`, default 10, from 1 to 1000.
         public var maxResourcesPerAccount = 10
+        /// Most client connections open at once; one more is answered with
+        /// `resource-constraint` and closed. At start the open-file limit is
+        /// raised to its hard limit, and this is lowered to fit under it (with
+        /// a reserve for files). Key `max_connections`, default 10000, from 1
+        /// to 1000000.
+        public var maxConnections = 10000
+        /// Most client connections open at once from one IPv4 address or one
+        /// IPv6 /64; one more is answered with `policy-violation` and closed.
+        /// Loopback clients are not counted per address. Key
+        /// `max_connections_per_address`, default 100 (a household or office
+        /// behind one address), from 1 to 1000000.
+        public var maxConnectionsPerNetwork = 100
     }
 
     /// The built-in HTTP server (`HTTPServer`), whose only use is file

@@ -318,6 +318,19 @@ public final class ClientSession {
         closeTransport()
     }
 
+    /// Turns away a connection the server cannot take, before it has said
+    /// anything: our header and the stream error (RFC 6120 §4.9.1.3), or
+    /// just the close on direct TLS, where no stream can be spoken yet.
+    func refuse(_ error: StreamError) {
+        guard tls == nil else {
+            log.notice("refused: \(error.text ?? error.condition.rawValue)")
+            finish()
+            transport?.close()
+            return
+        }
+        fail(error)
+    }
+
     /// Closes the connection after what is queued, once.
     func closeTransport() {
         guard phase != .closed else { return }

@@ -64,3 +64,23 @@ struct LiveSlowReaderTests {
         }
     }
 }
+
+/// `max_connections`: the connection past it hears why and is closed.
+@Suite(.timeLimit(.minutes(1)))
+struct LiveConnectionLimitTests {
+    @Test func aConnectionPastMaxConnectionsGetsResourceConstraint() throws {
+        try LiveServer.run(configure: { $0.limits.maxConnections = 2 }) { server in
+            let first = try server.connect()
+            try first.openStream()
+            let second = try server.connect()
+            try second.openStream()
+            let third = try server.connect()
+            let events = try third.readUntilClosed()
+            #expect(events.streamErrorCondition == "resource-constraint")
+            try first.close()
+            try server.waitForLog(containing: "\(first.socket.localAddress): client closed the stream")
+            let fourth = try server.connect()
+            #expect(try fourth.openStream().name == "features")
+        }
+    }
+}
