@@ -3,7 +3,10 @@ import XMPPStorage
 
 /// The admin commands of `swiftletd` (`adduser`, `deluser`, `passwd`,
 /// `users`). They open the server's database directly; WAL and the busy
-/// timeout let them run while the server does.
+/// timeout let them run while the server does. What the running server must
+/// act on goes through its control socket (`ControlSocket`): a deletion is
+/// carried out by the server itself (sessions ended, contacts told), and
+/// after a password change the server ends the account's sessions.
 public struct Admin {
     private let config: ServerConfig
     private let storage: StorageQueue
@@ -37,12 +40,20 @@ public struct Admin {
         guard created else { throw AdminError("\(username)@\(config.domain) already exists") }
     }
 
-    /// Deletes an account and everything stored for it.
+    /// Deletes an account, everything stored for it and its entries in
+    /// other users' rosters: through the running server when there is one,
+    /// else here.
     public func deleteUser(_ name: String) throws {
         let username = try normalized(name)
-        guard try storage.perform({ try $0.accounts.deleteAccount(username) }) else {
+        if let answer = ControlSocket.send(.deleteAccount(username), dataDirectory: config.dataDirectory) {
+            return try Self.check(answer)
+        }
+        let domain = config.domain
+        guard let deleted = try storage.perform({ try StoredAccounts.delete(username, domain: domain, in: $0) }) else {
             throw AdminError("no account \(username)@\(config.domain)")
         }
+        let files = UploadFiles(dataDirectory: config.dataDirectory)
+        for slot in deleted.uploadSlots { files.remove(slot) }
     }
 
     /// Sets a new password.
@@ -55,6 +66,15 @@ public struct Admin {
                 of: username, with: StoredAccounts.credentials(for: password, iterations: iterations))
         }
         guard changed else { throw AdminError("no account \(username)@\(config.domain)") }
+        if let answer = ControlSocket.send(.revokeSessions(username), dataDirectory: config.dataDirectory) {
+            try Self.check(answer)
+        }
+    }
+
+    /// Throws the message of a control socket answer that is an error.
+    private static func check(_ answer: String) throws {
+        guard answer != "ok", !answer.hasPrefix("ok ") else { return }
+        throw AdminError(answer.hasPrefix("error ") ? String(answer.dropFirst(6)) : answer)
     }
 
     /// Every account's username, sorted.

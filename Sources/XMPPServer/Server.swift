@@ -28,6 +28,9 @@ public final class Server: @unchecked Sendable {
     /// has returned; written on the loop before `start()` returns.
     public private(set) var httpAddresses: [SocketAddress] = []
     private var purgeTimer: EventLoop.Timer?
+    /// Where the admin commands reach the running server; set on the loop
+    /// by `start()`.
+    private var controlSocket: ControlSocket?
     private var connections: [ObjectIdentifier: ConnectionAdapter] = [:]
     /// Counts `connections` in all and per client network.
     private var connectionLimits: ConnectionLimits
@@ -85,7 +88,11 @@ public final class Server: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         loop.execute { [self] in
             context.hooks.serverStarted(context)
-            let result = Result { try startListeners() }
+            let result = Result {
+                let addresses = try startListeners()
+                controlSocket = try startControlSocket()
+                return addresses
+            }
             outcome.withLock { $0 = result }
             done.signal()
         }
@@ -157,6 +164,8 @@ public final class Server: @unchecked Sendable {
             log.notice("shutting down: \(connections.count) connection(s)")
             for listener in listeners { listener.close() }
             listeners = []
+            controlSocket?.close()
+            controlSocket = nil
             httpServer?.stop()
             purgeTimer?.cancel()
             for adapter in connections.values { adapter.session?.fail(StreamError(.systemShutdown)) }

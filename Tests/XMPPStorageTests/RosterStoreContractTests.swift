@@ -219,4 +219,28 @@ import XMPPCore
         let item = RosterItem(contact: "a@x", groups: ["caf\u{E9}", "cafe\u{301}", "Caf\u{E9}"])
         #expect(item.groups.count == 3, "the stores compare bytes, so the item does too")
     }
+
+    @Test(arguments: StoresKind.allCases)
+    func aContactIsRemovedFromEveryRosterWithItsVersionBumped(kind: StoresKind) throws {
+        let roster = try kind.makeStores(withAccounts: "romeo", "juliet", "nurse").roster
+        let bob = "bob@localhost"
+        let shown = RosterItem(contact: bob, name: "Bob", state: SubscriptionState(.both))
+        let hidden = RosterItem(contact: bob, state: SubscriptionState(.none, pendingIn: true), inRoster: false)
+        let preApproved = RosterItem(contact: bob, state: SubscriptionState(.none, preApproved: true))
+        _ = try roster.put(shown, of: "romeo")
+        _ = try roster.put(hidden, of: "juliet")
+        _ = try roster.put(preApproved, of: "nurse")
+        _ = try roster.put(RosterItem(contact: "other@localhost"), of: "nurse")
+        let nurseVersion = try roster.version(of: "nurse")
+
+        let removed = try roster.removeEverywhere(bob)
+        #expect(removed == [
+            RemovedRosterEntry(owner: "juliet", item: hidden, version: 2),
+            RemovedRosterEntry(owner: "nurse", item: preApproved, version: nurseVersion + 1),
+            RemovedRosterEntry(owner: "romeo", item: shown, version: 2),
+        ])
+        for owner in ["romeo", "juliet", "nurse"] { #expect(try roster.item(bob, of: owner) == nil) }
+        #expect(try roster.item("other@localhost", of: "nurse") != nil)
+        #expect(try roster.removeEverywhere(bob) == [])
+    }
 }

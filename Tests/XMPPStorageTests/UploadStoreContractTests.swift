@@ -69,4 +69,14 @@ import XMPPCore
         #expect(try stores.uploads.upload("a") == nil)
         #expect(try stores.uploads.existingSlots(["a", "b"]) == ["b"])
     }
+
+    @Test(arguments: StoresKind.allCases)
+    func anOwnersSlotsAreListed(kind: StoresKind) throws {
+        let uploads = try kind.makeStores(withAccounts: "romeo", "juliet").uploads
+        for (slot, owner) in [("a", "romeo"), ("b", "juliet"), ("c", "romeo")] {
+            #expect(try uploads.reserve(record(slot, owner: owner), quota: 1 << 20) == nil)
+        }
+        #expect(try uploads.slots(of: "romeo").sorted() == ["a", "c"])
+        #expect(try uploads.slots(of: "nobody") == [])
+    }
 }

@@ -87,10 +87,9 @@ public struct Registration: ServerFeature {
         let query = request.iq.payload!
         if query.child("remove") != nil {
             session.waitForStorage()
-            return server.accounts.delete(username: own, on: server.loop) { result in
+            return server.deleteAccount(own, except: session) { result in
                 defer { session.resumeAfterWaiting() }
                 guard case .success = result else { return request.fail(StanzaError(.internalServerError)) }
-                session.log.info("account \(own)@\(server.domain) deleted")
                 request.reply()
                 session.fail(StreamError(.notAuthorized, text: "account deleted"))
             }
@@ -110,6 +109,7 @@ public struct Registration: ServerFeature {
             defer { session.resumeAfterWaiting() }
             guard case .success = result else { return request.fail(StanzaError(.internalServerError)) }
             session.log.info("password changed for \(own)@\(server.domain)")
+            server.revokeSessions(of: own, except: session, because: "the password was changed")
             request.reply()
         }
     }

@@ -72,6 +72,9 @@ public final class SessionHandle: @unchecked Sendable {
 /// unbind and each routed stanza's lookup, never held across I/O.
 public final class SessionRegistry: Sendable {
     private let table = Mutex<[JID: [String: SessionHandle]]>([:])
+    /// How often each account's access was revoked since the server
+    /// started (by username; only accounts that ever were).
+    private let revocations = Mutex<[String: Int]>([:])
 
     public init() {}
 
@@ -130,6 +133,21 @@ public final class SessionRegistry: Sendable {
     /// sent initial presence).
     public func availableSessions(of bare: JID) -> [SessionHandle] {
         sessions(of: bare, where: \.isAvailable)
+    }
+
+    /// How often `username`'s access was revoked: a session authenticated
+    /// when the count was lower may not bind any more.
+    func revocationCount(of username: String) -> Int {
+        revocations.withLock { $0[username, default: 0] }
+    }
+
+    /// Revokes `username`'s access (its password changed, or it was
+    /// deleted) and returns its sessions, detached ones included, for the
+    /// caller to end.
+    func revoke(_ username: String, domain: String) -> [SessionHandle] {
+        revocations.withLock { $0[username, default: 0] += 1 }
+        guard let bare = try? JID(localpart: username, domainpart: domain) else { return [] }
+        return sessions(of: bare)
     }
 
     /// How many sessions are bound.

@@ -27,6 +27,9 @@ extension ClientSession {
     /// XMPPFramework's reconnect loop on the old device.
     private func bind(_ iq: IQ) {
         guard let username else { return }
+        guard server.sessions.revocationCount(of: username) == accountRevocations else {
+            return fail(StreamError(.notAuthorized, text: "the account's password changed or it was deleted"))
+        }
         let requested = iq.payload?.childText("resource").flatMap { $0.isEmpty ? nil : $0 }
         let full: JID
         do {

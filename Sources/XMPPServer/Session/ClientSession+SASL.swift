@@ -114,6 +114,7 @@ extension ClientSession {
         }
         let username = identity.username
         let hash = mechanism.scramHashFunction!
+        accountRevocations = server.sessions.revocationCount(of: username)
         waitForStorage()
         server.accounts.credentials(for: username, hash, on: server.loop) { [weak self] result in
             guard let self else { return }
@@ -144,6 +145,7 @@ extension ClientSession {
             return saslFailed(.invalidAuthzid, reason: "authzid differs from \(request.identity.username)")
         }
         let username = request.identity.username
+        accountRevocations = server.sessions.revocationCount(of: username)
         waitForStorage()
         server.accounts.verify(username: username, password: request.password, on: server.loop) {
             [weak self] result in

@@ -62,6 +62,11 @@ public final class ClientSession {
     var tls: TLSSession?
     /// The authenticated account's localpart.
     var username: String?
+    /// `SessionRegistry.revocationCount(of:)` for the account when its
+    /// credentials were looked up; if the count has grown by the time the
+    /// session binds, the password changed or the account was deleted in
+    /// between, and it may not bind.
+    var accountRevocations = 0
     /// The bound full JID.
     var jid: JID?
     /// Whether this resource asked for the roster, and so gets roster pushes

@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPStorage
 
 /// The account operations sessions perform. Storage lives on its own
 /// thread, so each call completes later, on the caller's loop — never
@@ -31,7 +32,18 @@ public protocol AccountService: Sendable {
         username: String, password: String, on loop: any ServerLoop,
         _ completion: @escaping (Result<Void, any Error>) -> Void)
 
-    /// Deletes an account and everything stored for it.
+    /// Deletes an account, everything stored for it, and its entries in
+    /// other users' rosters; `nil` when there was no such account.
     func delete(
-        username: String, on loop: any ServerLoop, _ completion: @escaping (Result<Void, any Error>) -> Void)
+        username: String, domain: String, on loop: any ServerLoop,
+        _ completion: @escaping (Result<DeletedAccount?, any Error>) -> Void)
+}
+
+/// What deleting an account took with it beyond its own rows, for the
+/// server to tell the contacts and to remove the files.
+public struct DeletedAccount: Sendable {
+    /// The account's entries in other users' rosters, now removed.
+    public var rosterEntries: [RemovedRosterEntry]
+    /// The account's upload slots, whose files are to go too.
+    public var uploadSlots: [String]
 }

@@ -91,9 +91,20 @@ public struct StoredAccounts: AccountService {
     }
 
     public func delete(
-        username: String, on loop: any ServerLoop, _ completion: @escaping (Result<Void, any Error>) -> Void
+        username: String, domain: String, on loop: any ServerLoop,
+        _ completion: @escaping (Result<DeletedAccount?, any Error>) -> Void
     ) {
-        run(on: loop, completion) { stores in _ = try stores.accounts.deleteAccount(username) }
+        run(on: loop, completion) { stores in try Self.delete(username, domain: domain, in: stores) }
+    }
+
+    /// Deletes `username` (its rows go by cascade) and its entries in other
+    /// users' rosters, so that whoever registers the name next inherits no
+    /// subscription or pre-approval; for the server and the admin command.
+    static func delete(_ username: String, domain: String, in stores: Stores) throws -> DeletedAccount? {
+        let slots = try stores.uploads.slots(of: username)
+        guard try stores.accounts.deleteAccount(username) else { return nil }
+        let entries = try stores.roster.removeEverywhere("\(username)@\(domain)")
+        return DeletedAccount(rosterEntries: entries, uploadSlots: slots)
     }
 
     /// SCRAM-SHA-1 and SCRAM-SHA-256 credentials for `password`: the only

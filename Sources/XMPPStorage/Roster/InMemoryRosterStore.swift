@@ -57,6 +57,16 @@ public final class InMemoryRosterStore: RosterStore, AccountScopedStore {
         rosters[key(username)]?.version ?? 0
     }
 
+    public func removeEverywhere(_ contact: String) -> [RemovedRosterEntry] {
+        let owners = rosters.keys.filter { rosters[$0]?.items[key(contact)] != nil }
+            .sorted { $0.lexicographicallyPrecedes($1) }
+        return owners.compactMap { owner in
+            guard let item = rosters[owner]?.items[key(contact)], let version = rosters[owner]?.remove(contact)
+            else { return nil }
+            return RemovedRosterEntry(owner: String(decoding: owner, as: UTF8.self), item: item, version: version)
+        }
+    }
+
     /// Forgets the roster and version of a deleted account.
     func removeAll(of username: String) {
         rosters[key(username)] = nil

@@ -39,4 +39,30 @@ public protocol RosterStore: AnyObject {
     /// The current version of `username`'s roster: 0 for a new account, one
     /// more for every change since.
     func version(of username: String) throws -> Int
+
+    /// Removes `contact` from every roster that has an entry for it (hidden
+    /// ones included), bumping each of those rosters' versions: what an
+    /// account's deletion does to its contacts, so that nobody who
+    /// registers the name later inherits their subscriptions or
+    /// pre-approvals.
+    ///
+    /// - Returns: Each removed entry with its owner and the owner's new
+    ///   roster version, ordered by owner.
+    func removeEverywhere(_ contact: String) throws -> [RemovedRosterEntry]
+}
+
+/// An entry `RosterStore.removeEverywhere` took out of one user's roster.
+public struct RemovedRosterEntry: Sendable, Hashable {
+    /// The username whose roster had the entry.
+    public var owner: String
+    /// The entry as it was.
+    public var item: RosterItem
+    /// The owner's roster version after the removal.
+    public var version: Int
+
+    public init(owner: String, item: RosterItem, version: Int) {
+        self.owner = owner
+        self.item = item
+        self.version = version
+    }
 }

@@ -112,6 +112,31 @@ public final class SQLiteRosterStore: RosterStore {
         }
     }
 
+    /// Scans all rosters (there is no index on `contact`: deleting an
+    /// account is rare, and an index would cost every roster write).
+    public func removeEverywhere(_ contact: String) throws -> [RemovedRosterEntry] {
+        let sql = """
+            SELECT a.username, \(Self.columns)
+            FROM roster_items AS r JOIN accounts AS a ON a.id = r.account_id
+            WHERE r.contact = ? ORDER BY a.username
+            """
+        return try database.transaction {
+            let found = try database.withCachedStatement(sql) { statement in
+                try statement.bind(contact)
+                var found: [(owner: String, item: RosterItem)] = []
+                while try statement.step() {
+                    found.append((statement.string(at: 0) ?? "", try Self.item(from: statement, firstColumn: 1)))
+                }
+                return found
+            }
+            return try found.compactMap { entry in
+                try remove(contact, of: entry.owner).map {
+                    RemovedRosterEntry(owner: entry.owner, item: entry.item, version: $0)
+                }
+            }
+        }
+    }
+
     // MARK: Rows
 
     /// Adds one to the account's version, creating the row at 1; must run
@@ -138,22 +163,22 @@ public final class SQLiteRosterStore: RosterStore {
     ///
     /// - Throws: `DatabaseError` with `.corrupt` for a value the schema's
     ///   checks should have kept out.
-    private static func item(from statement: Statement) throws -> RosterItem {
+    private static func item(from statement: Statement, firstColumn first: Int = 0) throws -> RosterItem {
         guard
-            let contact = statement.string(at: 0),
-            let subscription = statement.string(at: 3).flatMap(
+            let contact = statement.string(at: first),
+            let subscription = statement.string(at: first + 3).flatMap(
                 SubscriptionState.Subscription.init(rawValue:))
         else {
             throw DatabaseError(
                 resultCode: .corrupt, message: "damaged roster record", sql: statement.sql)
         }
         return RosterItem(
-            contact: contact, name: statement.string(at: 1),
-            groups: try decodeGroups(statement.string(at: 2), sql: statement.sql),
+            contact: contact, name: statement.string(at: first + 1),
+            groups: try decodeGroups(statement.string(at: first + 2), sql: statement.sql),
             state: SubscriptionState(
-                subscription, pendingOut: statement.int(at: 4) != 0,
-                pendingIn: statement.int(at: 5) != 0, preApproved: statement.int(at: 6) != 0),
-            inRoster: statement.int(at: 7) != 0, pendingInRequest: statement.string(at: 8))
+                subscription, pendingOut: statement.int(at: first + 4) != 0,
+                pendingIn: statement.int(at: first + 5) != 0, preApproved: statement.int(at: first + 6) != 0),
+            inRoster: statement.int(at: first + 7) != 0, pendingInRequest: statement.string(at: first + 8))
     }
 
     private static func decodeGroups(_ json: String?, sql: String) throws -> [String] {

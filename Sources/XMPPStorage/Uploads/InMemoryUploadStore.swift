@@ -35,6 +35,11 @@ public final class InMemoryUploadStore: UploadStore, AccountScopedStore {
         return records.values.reduce(0) { $0 + (Array($1.owner.utf8) == owner ? $1.size : 0) }
     }
 
+    public func slots(of username: String) -> [String] {
+        let owner = Array(username.utf8)
+        return records.values.filter { Array($0.owner.utf8) == owner }.map(\.slotID)
+    }
+
     public func removeExpired(createdBefore cutoff: Int, unusedCreatedBefore unusedCutoff: Int) -> [String] {
         let expired = records.values.filter { $0.created < cutoff || (!$0.isUploaded && $0.created < unusedCutoff) }
         for record in expired { records[record.slotID] = nil }

@@ -57,6 +57,16 @@ public final class SQLiteUploadStore: UploadStore {
         return try usage(accountID: accountID)
     }
 
+    public func slots(of username: String) throws -> [String] {
+        let sql = "SELECT u.slot_id FROM uploads AS u JOIN accounts AS a ON a.id = u.account_id WHERE a.username = ?"
+        return try database.withCachedStatement(sql) { statement in
+            try statement.bind(username)
+            var slots: [String] = []
+            while try statement.step() { slots.append(statement.string(at: 0) ?? "") }
+            return slots
+        }
+    }
+
     private func usage(accountID: Int64) throws -> Int {
         try database.withCachedStatement("SELECT coalesce(sum(size), 0) FROM uploads WHERE account_id = ?") { statement in
             try statement.bind(accountID)

@@ -57,6 +57,10 @@ public protocol UploadStore: AnyObject {
     /// The bytes `username`'s records hold: uploaded files and unused slots.
     func usage(of username: String) throws -> Int
 
+    /// The slot ids of `username`'s records, so that their files can go
+    /// with the account (the records go by themselves when it is deleted).
+    func slots(of username: String) throws -> [String]
+
     /// Removes the records created before `cutoff` and the unused ones
     /// (slots never uploaded to) created before `unusedCutoff`, both in
     /// seconds since 1970.

@@ -58,6 +58,30 @@ import XMPPStorage
         #expect(throws: AdminError.self) { try admin.setPassword("carol", password: "x") }
     }
 
+    /// Without a running server, deluser itself takes the account out of
+    /// its contacts' rosters, so a new account of that name inherits nothing.
+    @Test func deluserWithoutAServerRemovesTheAccountFromOtherRosters() throws {
+        let config = temporaryConfig()
+        defer { removeData(config) }
+        let admin = try Admin(config: config)
+        try admin.addUser("alice", password: "a")
+        try admin.addUser("bob", password: "b")
+        admin.close()
+        let storage = try Storage.open(directory: config.dataDirectory)
+        _ = try storage.perform { stores in
+            try stores.roster.put(RosterItem(contact: "bob@localhost", state: SubscriptionState(.both)), of: "alice")
+        }
+        storage.shutdown()
+
+        let again = try Admin(config: config)
+        try again.deleteUser("bob")
+        try again.addUser("bob", password: "someone else")
+        again.close()
+        let check = try Storage.open(directory: config.dataDirectory)
+        defer { check.shutdown() }
+        #expect(try check.perform { try $0.roster.items(of: "alice") }.isEmpty)
+    }
+
     @Test(arguments: ["", "a b", "a,b", "a=b", "x@y"])
     func unusableNamesAreRefused(_ name: String) throws {
         let config = temporaryConfig()
