@@ -90,11 +90,14 @@ public final class Database {
     /// Opens (creating if needed) the database file at `path` and sets the
     /// connection up: WAL journal, busy timeout, foreign keys, `synchronous`.
     ///
-    /// The directory must already exist. The path `":memory:"` opens a
-    /// private in-memory database, which has no WAL.
+    /// The directory must already exist. The database file and the files
+    /// SQLite keeps beside it are made readable by their owner only (see
+    /// `restrictFileModes(at:)`). The path `":memory:"` opens a private
+    /// in-memory database, which has no WAL.
     ///
-    /// - Throws: `DatabaseError`, for example `.cannotOpen`, `.notADatabase`,
-    ///   or `.error` when the file system cannot do WAL (as on network shares).
+    /// - Throws: `DatabaseError`, for example `.cannotOpen`, `.permission`,
+    ///   `.notADatabase`, or `.error` when the file system cannot do WAL
+    ///   (as on network shares).
     ///
     /// The corresponding C function is `sqlite3_open_v2`.
     public init(path: String, configuration: Configuration = Configuration()) throws {
@@ -103,6 +106,7 @@ public final class Database {
         // process, a test's or an admin command's) may run on two threads.
         precondition(sqlite3_threadsafe() != 0, "SQLite was built without thread support")
         _ = Self.configureLibrary
+        if path != Self.inMemoryPath { try Self.restrictFileModes(at: path) }
         var connection: OpaquePointer?
         // SQLITE_OPEN_NOMUTEX puts the connection in "multi-thread" mode: it
         // skips the per-connection mutex, which is safe because a connection is
