@@ -44,7 +44,8 @@ public enum Demo {
                 message.element[attribute: "from"] = "\(from)@\(domain)/demo"
                 guard let xml = StoredStanza.serialize(message.element) else { continue }
                 _ = try stores.offline.store(
-                    xml, from: "\(from)@\(domain)/demo", timestamp: now + index, for: to, quota: Int.max)
+                    xml, from: "\(from)@\(domain)/demo", timestamp: now + index, for: to,
+                    quota: OfflineQuota(messages: .max))
             }
         }
     }

@@ -258,6 +258,17 @@ public enum Storage {
                 CREATE INDEX pep_items_by_node ON pep_items (node_id);
                 """)
         }
+        migrator.register("0011-offline-sizes") { database in
+            // The byte quota of offline messages: each stanza's size in
+            // UTF-8, kept in a column so that the quota's sum, served by
+            // the index, never reads the stanzas themselves.
+            try database.execute(
+                """
+                ALTER TABLE offline_messages ADD COLUMN size INTEGER NOT NULL DEFAULT 0 CHECK (size >= 0);
+                UPDATE offline_messages SET size = length(CAST(stanza AS BLOB));
+                CREATE INDEX offline_messages_sizes ON offline_messages (account_id, size);
+                """)
+        }
         return migrator
     }
 }

@@ -8,7 +8,11 @@ public final class TestClient {
     public let server: TestServer
     public let transport: MemoryTransport
     public let session: ClientSession
-    private let parser = XMLStreamParser(limits: .init(maxStanzaSize: 4 << 20))
+    /// Reads what the server writes, which can exceed the server's own
+    /// limits on what it reads: a stamped `from` is one attribute more, and
+    /// escaping makes a `'` in an attribute six bytes.
+    private let parser = XMLStreamParser(
+        limits: .init(maxStanzaSize: 4 << 20, maxAttributes: 128, maxTokenSize: 1 << 20))
     private var tls: TLSSession?
     private var plaintextBacklog: [UInt8] = []
 

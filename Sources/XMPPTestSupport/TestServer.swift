@@ -15,7 +15,12 @@ public final class TestServer {
     /// Creates a server for `config` (default: `localhost`, TLS optional,
     /// registration open, features of `Features.standard`) whose wall clock
     /// is `clock`, and runs its start hooks. Log lines go to `logLines`.
-    public init(config: ServerConfig = ServerConfig(), tlsRequired: Bool = false, clock: WallClock = .system) throws {
+    /// Storage jobs run on what `storage` makes for the server's loop
+    /// (default: `InlineStorage`), which a test may wrap to make them fail.
+    public init(
+        config: ServerConfig = ServerConfig(), tlsRequired: Bool = false, clock: WallClock = .system,
+        storage: (ManualLoop) -> any StorageJobs = { InlineStorage(loop: $0) }
+    ) throws {
         let lines = LogLines()
         logLines = lines
         log = Logger(level: .debug, label: "test", sink: lines)
@@ -25,7 +30,7 @@ public final class TestServer {
                 certificate: .pem(certificateChain: certificate.certificatePEM, privateKey: certificate.privateKeyPEM)))
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tls, tlsRequired: tlsRequired,
-            storage: InlineStorage(loop: loop),
+            storage: storage(loop),
             sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(config, clock: clock)),
             loginThrottle: AddressThrottle(config.authentication.loginThrottle),
             registrationThrottle: AddressThrottle(

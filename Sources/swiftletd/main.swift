@@ -35,6 +35,12 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
+// Whatever this process creates (the database, keys, uploads, a demo's
+// directory) is for its own user only, whatever the mode of the directory
+// it lands in; no file then passes through a readable mode before being
+// tightened. Set before anything creates a file.
+_ = umask(0o077)
+
 let rawArguments = Array(CommandLine.arguments.dropFirst())
 if rawArguments.contains("--help") || rawArguments.contains("-h") || rawArguments.first == "help" {
     print(usage)

@@ -18,7 +18,7 @@ import XMPPCore
         for number in first..<first + count {
             let stanza = "<message><body>\(number)</body></message>"
             let stored = try offline.store(
-                stanza, from: "juliet@capulet.lit", timestamp: number, for: username, quota: 100)
+                stanza, from: "juliet@capulet.lit", timestamp: number, for: username, quota: OfflineQuota(messages: 100))
             #expect(stored)
             stanzas.append(stanza)
         }
@@ -35,10 +35,10 @@ import XMPPCore
         #expect(
             try offline.store(
                 Self.stanza, from: "juliet@capulet.lit/balcony", timestamp: timestamp,
-                for: "romeo", quota: 10))
+                for: "romeo", quota: OfflineQuota(messages: 10)))
         #expect(
             try offline.store(
-                "", from: "žofie@example.com", timestamp: Int(Int64.max), for: "romeo", quota: 10))
+                "", from: "žofie@example.com", timestamp: Int(Int64.max), for: "romeo", quota: OfflineQuota(messages: 10)))
 
         let messages = try offline.messages(for: "romeo")
         try #require(messages.count == 2)
@@ -59,7 +59,7 @@ import XMPPCore
             #expect(
                 try offline.store(
                     "<message id='\(index)'/>", from: "juliet@capulet.lit", timestamp: timestamp,
-                    for: index == 2 ? "juliet" : "romeo", quota: 10))
+                    for: index == 2 ? "juliet" : "romeo", quota: OfflineQuota(messages: 10)))
         }
         let messages = try offline.messages(for: "romeo")
         #expect(
@@ -78,24 +78,44 @@ import XMPPCore
         for number in 0..<3 {
             #expect(
                 try offline.store(
-                    "<m>\(number)</m>", from: "a@x", timestamp: number, for: "romeo", quota: 3))
+                    "<m>\(number)</m>", from: "a@x", timestamp: number, for: "romeo", quota: OfflineQuota(messages: 3)))
         }
-        #expect(try !offline.store("<m>3</m>", from: "a@x", timestamp: 3, for: "romeo", quota: 3))
+        #expect(try !offline.store("<m>3</m>", from: "a@x", timestamp: 3, for: "romeo", quota: OfflineQuota(messages: 3)))
         #expect(try offline.count(for: "romeo") == 3)
         #expect(
             try offline.messages(for: "romeo").map(\.stanza) == [
                 "<m>0</m>", "<m>1</m>", "<m>2</m>",
             ])
-        #expect(try !offline.store("<m>3</m>", from: "a@x", timestamp: 3, for: "romeo", quota: 2))
-        #expect(try offline.store("<m>3</m>", from: "a@x", timestamp: 3, for: "romeo", quota: 4))
+        #expect(try !offline.store("<m>3</m>", from: "a@x", timestamp: 3, for: "romeo", quota: OfflineQuota(messages: 2)))
+        #expect(try offline.store("<m>3</m>", from: "a@x", timestamp: 3, for: "romeo", quota: OfflineQuota(messages: 4)))
 
-        #expect(try offline.store("<m/>", from: "a@x", timestamp: 0, for: "juliet", quota: 1))
-        #expect(try !offline.store("<m/>", from: "a@x", timestamp: 0, for: "juliet", quota: 0))
+        #expect(try offline.store("<m/>", from: "a@x", timestamp: 0, for: "juliet", quota: OfflineQuota(messages: 1)))
+        #expect(try !offline.store("<m/>", from: "a@x", timestamp: 0, for: "juliet", quota: OfflineQuota(messages: 0)))
 
         let first = try #require(try offline.messages(for: "romeo").first)
         #expect(try offline.remove([first.id], for: "romeo") == 1)
-        #expect(try offline.store("<m>4</m>", from: "a@x", timestamp: 4, for: "romeo", quota: 4))
+        #expect(try offline.store("<m>4</m>", from: "a@x", timestamp: 4, for: "romeo", quota: OfflineQuota(messages: 4)))
         #expect(try offline.count(for: "romeo") == 4)
+    }
+
+    @Test(arguments: StoresKind.allCases)
+    func theByteQuotaCountsTheUTF8BytesOfEveryKeptStanza(kind: StoresKind) throws {
+        let offline = try kind.makeStores(withAccounts: "romeo", "juliet").offline
+        let quota = OfflineQuota(messages: 100, bytes: 20)
+        let rose = "<m>🌹</m>"  // 8 characters, 11 bytes
+        #expect(try offline.store(rose, from: "a@x", timestamp: 0, for: "romeo", quota: quota))
+        #expect(try !offline.store("<m>123</m>", from: "a@x", timestamp: 1, for: "romeo", quota: quota), "11 + 10 > 20")
+        #expect(try offline.store("<m>12</m>", from: "a@x", timestamp: 2, for: "romeo", quota: quota), "11 + 9 = 20")
+        #expect(
+            try !offline.store("", from: "a@x", timestamp: 3, for: "romeo", quota: OfflineQuota(messages: 100, bytes: 19)),
+            "a lowered quota refuses even an empty stanza")
+        #expect(try offline.messages(for: "romeo").map(\.stanza) == [rose, "<m>12</m>"])
+        #expect(try !offline.store("<m/>", from: "a@x", timestamp: 0, for: "juliet", quota: OfflineQuota(messages: 1, bytes: 3)))
+        #expect(try offline.store("<m/>", from: "a@x", timestamp: 0, for: "juliet", quota: OfflineQuota(messages: 1, bytes: 4)))
+
+        let first = try #require(try offline.messages(for: "romeo").first)
+        #expect(try offline.remove([first.id], for: "romeo") == 1)
+        #expect(try offline.store("<m>123</m>", from: "a@x", timestamp: 4, for: "romeo", quota: quota), "removing frees bytes")
     }
 
     @Test(arguments: StoresKind.allCases)
@@ -135,10 +155,10 @@ import XMPPCore
     func storingForAnUnknownAccountThrows(kind: StoresKind) throws {
         let offline = try kind.makeStores(withAccounts: "romeo").offline
         #expect(throws: UnknownAccountError(username: "nobody")) {
-            try offline.store(Self.stanza, from: "a@x", timestamp: 0, for: "nobody", quota: 10)
+            try offline.store(Self.stanza, from: "a@x", timestamp: 0, for: "nobody", quota: OfflineQuota(messages: 10))
         }
         #expect(throws: UnknownAccountError(username: "Romeo"), "usernames arrive prepared") {
-            try offline.store(Self.stanza, from: "a@x", timestamp: 0, for: "Romeo", quota: 10)
+            try offline.store(Self.stanza, from: "a@x", timestamp: 0, for: "Romeo", quota: OfflineQuota(messages: 10))
         }
         #expect(try offline.messages(for: "nobody") == [])
         #expect(try offline.count(for: "nobody") == 0)

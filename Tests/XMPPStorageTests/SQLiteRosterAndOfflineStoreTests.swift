@@ -26,7 +26,7 @@ import XMPPCore
             _ = try stores.roster.put(RosterItem(contact: "a@x", groups: ["g"]), of: username)
             _ = try stores.roster.put(RosterItem(contact: "b@x"), of: username)
             #expect(
-                try stores.offline.store("<m/>", from: "a@x", timestamp: 1, for: username, quota: 9)
+                try stores.offline.store("<m/>", from: "a@x", timestamp: 1, for: username, quota: OfflineQuota(messages: 9))
             )
         }
         #expect(try count("roster_items", in: database) == 4)
@@ -103,7 +103,7 @@ import XMPPCore
             let stores = Stores(database: database)
             #expect(try stores.accounts.createAccount("romeo", credentials: sampleCredentialPair()))
             #expect(
-                try stores.offline.store("<m/>", from: "a@x", timestamp: 1, for: "romeo", quota: 9))
+                try stores.offline.store("<m/>", from: "a@x", timestamp: 1, for: "romeo", quota: OfflineQuota(messages: 9)))
             #expect(!database.isInTransaction)
 
             let other = try Database(path: path)
@@ -117,7 +117,7 @@ import XMPPCore
             try database.transaction {
                 #expect(
                     try stores.offline.store(
-                        "<m/>", from: "a@x", timestamp: 1, for: "romeo", quota: 9))
+                        "<m/>", from: "a@x", timestamp: 1, for: "romeo", quota: OfflineQuota(messages: 9)))
                 _ = try stores.roster.put(RosterItem(contact: "a@x"), of: "romeo")
                 throw PlannedError()
             }

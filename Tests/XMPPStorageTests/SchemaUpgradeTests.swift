@@ -70,7 +70,7 @@ import XMPPCore
                 (
                     try stores.roster.put(RosterItem(contact: "juliet@capulet.lit"), of: "romeo"),
                     try stores.offline.store(
-                        "<m/>", from: "a@x", timestamp: 1, for: "romeo", quota: 9)
+                        "<m/>", from: "a@x", timestamp: 1, for: "romeo", quota: OfflineQuota(messages: 9))
                 )
             }
             #expect(version == 1)
@@ -98,6 +98,35 @@ import XMPPCore
             if migration.name == last { break }
         }
         return migrator
+    }
+
+    @Test func offlineMessagesStoredBeforeSizesWereKeptCountTowardTheByteQuota() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let old = try Database(path: directory + "/" + Storage.fileName)
+                try migrator(through: "0010-pep").migrate(old)
+                let stores = Stores(database: old)
+                #expect(try stores.accounts.createAccount("romeo", credentials: sampleCredentialPair()))
+                try old.execute(
+                    """
+                    INSERT INTO offline_messages (account_id, sender, timestamp, stanza)
+                        VALUES (1, 'a@x', 1, '<m>🌹</m>');
+                    """)
+                old.close()
+            }
+            let storage = try Storage.open(directory: directory)
+            defer { storage.shutdown() }
+            let (tooMuch, justFits) = try storage.perform { stores in
+                (
+                    try stores.offline.store(
+                        "<m/>", from: "a@x", timestamp: 2, for: "romeo", quota: OfflineQuota(messages: 9, bytes: 14)),
+                    try stores.offline.store(
+                        "<m/>", from: "a@x", timestamp: 2, for: "romeo", quota: OfflineQuota(messages: 9, bytes: 15))
+                )
+            }
+            #expect(!tooMuch, "the old message's 11 bytes count")
+            #expect(justFits)
+        }
     }
 
     @Test func archivedMessagesSurviveTheMoveToStanzasStoredOnce() throws {

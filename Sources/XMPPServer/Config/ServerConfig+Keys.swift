@@ -83,6 +83,7 @@ extension ServerConfig {
         .single("max_stanza_size_unauthenticated", \.limits.maxStanzaSizeUnauthenticated, .size),
         .single("max_queued_output", \.limits.maxQueuedOutput, .size),
         .single("offline_quota", \.limits.offlineQuota, .integer),
+        .single("offline_quota_size", \.limits.offlineQuotaSize, .size),
         .single("vcard_max_size", \.limits.maxVCardSize, .size),
         .single("blocklist_max_items", \.limits.blocklistMaxItems, .integer),
         .single("pep_max_items", \.limits.pepMaxItems, .integer),

@@ -65,6 +65,7 @@ extension ServerConfig {
             limits.maxQueuedOutput, in: (2 * limits.maxStanzaSize)...(1 << 30), key: "max_queued_output", formatSize,
             why: "; it must hold at least two stanzas of max_stanza_size")
         try require(limits.offlineQuota, in: 0...1_000_000, key: "offline_quota", formatNumber)
+        try require(limits.offlineQuotaSize, in: 0...(1 << 30), key: "offline_quota_size", formatSize)
         try require(limits.maxVCardSize, in: (1 << 10)...(64 << 20), key: "vcard_max_size", formatSize)
         try require(limits.blocklistMaxItems, in: 1...100_000, key: "blocklist_max_items", formatNumber)
         try require(limits.pepMaxItems, in: 1...10_000, key: "pep_max_items", formatNumber)

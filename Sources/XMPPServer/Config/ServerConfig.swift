@@ -179,6 +179,13 @@ public struct ServerConfig: Sendable, Equatable {
         /// senders get `resource-constraint`. Key `offline_quota`, default
         /// 1000, from 0 (keep none) to 1000000.
         public var offlineQuota = 1000
+        /// Most bytes kept for one offline user, counting each message as
+        /// stored (serialized XML, which may be larger than it was on the
+        /// wire); a message that does not fit gets `resource-constraint`,
+        /// like one beyond `offlineQuota`. All of it is read at once when
+        /// the user comes online. Key `offline_quota_size`, default 10MiB,
+        /// from 0 (keep none) to 1GiB.
+        public var offlineQuotaSize = 10 << 20
         /// Largest vCard a user may store (XEP-0054), as serialized XML;
         /// beyond it a set gets `policy-violation`. Key `vcard_max_size`,
         /// default 1MiB, from 1KiB to 64MiB. A vCard also travels in one

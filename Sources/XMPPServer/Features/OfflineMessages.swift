@@ -58,7 +58,8 @@ enum OfflineMessages {
         let sender = message.element[attribute: "from"] ?? ""
         let senderJID = message.from
         let now = Int(Date().timeIntervalSince1970 * 1000)
-        let quota = server.config.limits.offlineQuota
+        let limits = server.config.limits
+        let quota = OfflineQuota(messages: limits.offlineQuota, bytes: limits.offlineQuotaSize)
         return { stores in
             // No such account, or it blocks the sender (XEP-0191 §3.3).
             guard let senderJID, try Blocking.reaches(username, from: senderJID, in: stores) else {
@@ -73,22 +74,33 @@ enum OfflineMessages {
 
     /// Sends the messages kept for `session`'s user, each with a delay
     /// stamp, and removes them once they are queued on the connection.
+    ///
+    /// A stored message that does not parse back (a damaged row) is
+    /// removed too, with an error logged, so that it can neither hold the
+    /// user's quota forever nor be retried at every login.
     static func deliver(to session: ClientSession) {
         guard let username = session.username else { return }
         let domain = session.server.domain
         session.withStorage({ stores in try stores.offline.messages(for: username) }) { result in
             guard case .success(let messages) = result, !messages.isEmpty else { return }
-            var delivered: Set<Int> = []
+            var finished: Set<Int> = []
             let formatter = ISO8601DateFormatter()  // costly to make: one per batch
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             for stored in messages {
-                guard var element = StoredStanza.parse(stored.stanza) else { continue }
+                finished.insert(stored.id)
+                guard var element = StoredStanza.parse(stored.stanza) else {
+                    session.log.error("offline message \(stored.id) for \(username) does not parse; deleted")
+                    continue
+                }
                 element.append(delay(stored.timestamp, from: domain, formatter: formatter))
                 session.send(element)
-                delivered.insert(stored.id)
             }
-            let ids = delivered
-            session.withStorage({ stores in try stores.offline.remove(ids, for: username) }) { _ in }
+            let ids = finished
+            session.withStorage({ stores in try stores.offline.remove(ids, for: username) }) { result in
+                if case .failure(let error) = result {
+                    session.log.error("offline messages for \(username) not removed after delivery: \(error)")
+                }
+            }
         }
     }
 

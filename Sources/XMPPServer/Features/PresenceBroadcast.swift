@@ -132,10 +132,9 @@ enum PresenceBroadcast {
             if let current = handle.presence?.presence { session.send(current) }
         }
         for item in items where item.state.pendingIn {
-            guard let request = item.pendingInRequest, let contact = try? JID(item.contact), !isBlocked(contact),
-                let element = StoredStanza.parse(request)
+            guard let request = item.pendingInRequest, let contact = try? JID(item.contact), !isBlocked(contact)
             else { continue }
-            session.send(element)
+            session.send(Subscriptions.pendingRequest(request, from: contact, to: jid, log: session.log))
         }
         OfflineMessages.deliver(to: session)
     }

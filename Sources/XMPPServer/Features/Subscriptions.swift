@@ -204,6 +204,17 @@ enum Subscriptions {
         }
     }
 
+    /// The unanswered subscription request of `contact` kept in `stored`,
+    /// to be sent again when `user` comes online (RFC 6121 §3.1.3). One
+    /// that does not parse back (a damaged row) is logged and replaced by
+    /// a plain request, so that the user can still answer it, which
+    /// clears it.
+    static func pendingRequest(_ stored: String, from contact: JID, to user: JID, log: Logger) -> Element {
+        if let request = StoredStanza.parse(stored) { return request }
+        log.error("the pending subscription request of \(contact) to \(user.bare) does not parse; sent without its content")
+        return presence(.subscribe, from: contact, to: user.bare)
+    }
+
     private static func presence(_ type: Presence.PresenceType, from: JID, to: JID) -> Element {
         Element("presence", namespace: NS.client, attributes: ["type": type.rawValue, "from": from.description, "to": to.description])
     }

@@ -8,15 +8,28 @@ enum StoredStanza {
         try? XMLSerializer.string(element, in: ClientSession.clientScope)
     }
 
-    /// Parses what `serialize` wrote. The limits only guard against damage:
-    /// what is stored passed the stanza limits when it arrived, and
-    /// `max_stanza_size` goes up to 64 MiB.
+    /// Parses what `serialize` wrote.
+    ///
+    /// Whatever the wire accepted must read back, yet what `serialize`
+    /// writes can exceed every limit the stream applied: the router stamps
+    /// `from` (one attribute more), an attribute value may grow six times
+    /// (`'` becomes `&apos;`), the namespace of a prefixed attribute is
+    /// declared again on each element that uses it, and the stanza was up
+    /// to `max_stanza_size` (64 MiB at most) before all that. So the text
+    /// bounds itself: stanza size, token size and attribute count are
+    /// limited only by its length. The stream's limits guard memory a peer
+    /// makes the server hold and Expat's rescans of a token trickled in
+    /// byte by byte; here the text is in memory already and fed at once, so
+    /// a token is rescanned once per 64 KiB slice at most. Depth keeps the
+    /// stream's bound, since serializing never nests deeper.
     static func parse(_ xml: String) -> Element? {
-        let parser = XMLStreamParser(limits: limits)
-        _ = parser.feed("<stream xmlns='jabber:client'>")
+        let bound = streamOpening.utf8.count + xml.utf8.count
+        let parser = XMLStreamParser(limits: .init(maxStanzaSize: bound, maxAttributes: bound, maxTokenSize: bound))
+        _ = parser.feed(streamOpening)
         guard case .element(let element)? = parser.feed(xml).first else { return nil }
         return element
     }
 
-    private static let limits = XMLStreamParser.Limits(maxStanzaSize: 65 << 20)
+    /// The stream header stored text is parsed under.
+    private static let streamOpening = "<stream xmlns='jabber:client'>"
 }

@@ -17,14 +17,15 @@ public final class InMemoryOfflineStore: OfflineStore, AccountScopedStore {
     }
 
     public func store(
-        _ stanza: String, from sender: String, timestamp: Int, for username: String, quota: Int
+        _ stanza: String, from sender: String, timestamp: Int, for username: String, quota: OfflineQuota
     ) throws -> Bool {
-        precondition(quota >= 0, "negative offline message quota")
         guard try accounts.accountExists(username) else {
             throw UnknownAccountError(username: username)
         }
         let key = Array(username.utf8)
-        guard messages[key, default: []].count < quota else { return false }
+        let kept = messages[key, default: []]
+        let keptBytes = kept.reduce(0) { $0 + $1.stanza.utf8.count }
+        guard kept.count < quota.messages, stanza.utf8.count <= quota.bytes - keptBytes else { return false }
         lastID += 1
         messages[key, default: []].append(
             OfflineMessage(id: lastID, stanza: stanza, sender: sender, timestamp: timestamp))

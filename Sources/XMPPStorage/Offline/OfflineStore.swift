@@ -21,6 +21,22 @@ public struct OfflineMessage: Sendable, Hashable {
     }
 }
 
+/// How much one account may keep in offline storage.
+public struct OfflineQuota: Sendable, Hashable {
+    /// The most messages; at least 0.
+    public var messages: Int
+    /// The most bytes, counting each message's serialized stanza in UTF-8;
+    /// at least 0.
+    public var bytes: Int
+
+    /// Creates a quota; without `bytes`, only the messages are counted.
+    public init(messages: Int, bytes: Int = .max) {
+        precondition(messages >= 0 && bytes >= 0, "negative offline quota")
+        self.messages = messages
+        self.bytes = bytes
+    }
+}
+
 /// The messages waiting for users to come online (RFC 6121 §8.5.2.2,
 /// XEP-0160: Best Practices for Handling Offline Messages).
 ///
@@ -29,8 +45,8 @@ public struct OfflineMessage: Sendable, Hashable {
 /// username reads as an account without messages; storing for it throws
 /// `UnknownAccountError`. Deleting the account deletes its messages.
 public protocol OfflineStore: AnyObject {
-    /// Keeps a message for `username`, unless the account already holds
-    /// `quota` messages.
+    /// Keeps a message for `username`, unless that would take the account
+    /// beyond `quota` (in messages or in bytes).
     ///
     /// In `SQLiteOfflineStore` each call is its own transaction, committed
     /// (with the default `synchronous = FULL`, on disk) before it returns,
@@ -42,11 +58,12 @@ public protocol OfflineStore: AnyObject {
     ///   - sender: The sender's JID.
     ///   - timestamp: When the server received it, in milliseconds since 1970 (UTC).
     ///   - username: The recipient's prepared localpart.
-    ///   - quota: The most messages the account may hold; at least 0.
-    /// - Returns: `false`, storing nothing, if the account is at its quota.
+    ///   - quota: What the account may hold, this message included.
+    /// - Returns: `false`, storing nothing, if the message does not fit in
+    ///   the quota.
     /// - Throws: `UnknownAccountError` if there is no account `username`.
     func store(
-        _ stanza: String, from sender: String, timestamp: Int, for username: String, quota: Int
+        _ stanza: String, from sender: String, timestamp: Int, for username: String, quota: OfflineQuota
     ) throws -> Bool
 
     /// The messages kept for `username`, in the order they were stored

@@ -1,10 +1,12 @@
-/// An `OfflineStore` in the table `offline_messages` (migration `0003-offline`).
+/// An `OfflineStore` in the table `offline_messages` (migrations
+/// `0003-offline` and `0011-offline-sizes`).
 ///
 /// Ids come from `AUTOINCREMENT`, so an id is never reused: removing by an
 /// id the server read earlier can never hit a message stored since. The
 /// index on `account_id` (whose entries SQLite orders by rowid within each
-/// account) serves the listing in arrival order, the count for the quota,
-/// and the cascade when an account is deleted.
+/// account) serves the listing in arrival order and the cascade when an
+/// account is deleted; the one on `(account_id, size)` the quota's count
+/// and sum, without reading the stanzas.
 public final class SQLiteOfflineStore: OfflineStore {
     private let database: Database
 
@@ -15,21 +17,22 @@ public final class SQLiteOfflineStore: OfflineStore {
     }
 
     public func store(
-        _ stanza: String, from sender: String, timestamp: Int, for username: String, quota: Int
+        _ stanza: String, from sender: String, timestamp: Int, for username: String, quota: OfflineQuota
     ) throws -> Bool {
-        precondition(quota >= 0, "negative offline message quota")
+        let size = stanza.utf8.count
         return try database.transaction {
             guard let accountID = try database.accountID(of: username) else {
                 throw UnknownAccountError(username: username)
             }
-            guard try count(accountID: accountID) < quota else { return false }
+            let kept = try usage(accountID: accountID)
+            guard kept.messages < quota.messages, size <= quota.bytes - kept.bytes else { return false }
             try database.withCachedStatement(
                 """
-                INSERT INTO offline_messages (account_id, sender, timestamp, stanza)
-                VALUES (?, ?, ?, ?)
+                INSERT INTO offline_messages (account_id, sender, timestamp, stanza, size)
+                VALUES (?, ?, ?, ?, ?)
                 """
             ) { statement in
-                try statement.bind(accountID, sender, timestamp, stanza)
+                try statement.bind(accountID, sender, timestamp, stanza, size)
                 try statement.run()
             }
             return true
@@ -82,16 +85,17 @@ public final class SQLiteOfflineStore: OfflineStore {
 
     public func count(for username: String) throws -> Int {
         guard let accountID = try database.accountID(of: username) else { return 0 }
-        return try count(accountID: accountID)
+        return try usage(accountID: accountID).messages
     }
 
-    private func count(accountID: Int64) throws -> Int {
+    /// How many messages the account keeps, and their bytes.
+    private func usage(accountID: Int64) throws -> (messages: Int, bytes: Int) {
         try database.withCachedStatement(
-            "SELECT count(*) FROM offline_messages WHERE account_id = ?"
+            "SELECT count(*), coalesce(sum(size), 0) FROM offline_messages WHERE account_id = ?"
         ) { statement in
             try statement.bind(accountID)
             _ = try statement.step()
-            return statement.int(at: 0)
+            return (statement.int(at: 0), statement.int(at: 1))
         }
     }
 

@@ -77,6 +77,9 @@ public final class Database {
     public let path: String
     /// The `synchronous` setting the connection was opened with.
     public let synchronous: Synchronous
+    /// Whether `transaction(synchronous:_:)` could not put `synchronous`
+    /// back; the next transaction tries again before it begins.
+    private var synchronousNeedsRestoring = false
     /// The `sqlite3` handle; `nil` once closed.
     private var connection: OpaquePointer?
     /// Prepared statements kept for reuse, by SQL text.
@@ -87,11 +90,14 @@ public final class Database {
     /// Opens (creating if needed) the database file at `path` and sets the
     /// connection up: WAL journal, busy timeout, foreign keys, `synchronous`.
     ///
-    /// The directory must already exist. The path `":memory:"` opens a
-    /// private in-memory database, which has no WAL.
+    /// The directory must already exist. The database file and the files
+    /// SQLite keeps beside it are made readable by their owner only (see
+    /// `restrictFileModes(at:)`). The path `":memory:"` opens a private
+    /// in-memory database, which has no WAL.
     ///
-    /// - Throws: `DatabaseError`, for example `.cannotOpen`, `.notADatabase`,
-    ///   or `.error` when the file system cannot do WAL (as on network shares).
+    /// - Throws: `DatabaseError`, for example `.cannotOpen`, `.permission`,
+    ///   `.notADatabase`, or `.error` when the file system cannot do WAL
+    ///   (as on network shares).
     ///
     /// The corresponding C function is `sqlite3_open_v2`.
     public init(path: String, configuration: Configuration = Configuration()) throws {
@@ -100,6 +106,7 @@ public final class Database {
         // process, a test's or an admin command's) may run on two threads.
         precondition(sqlite3_threadsafe() != 0, "SQLite was built without thread support")
         _ = Self.configureLibrary
+        if path != Self.inMemoryPath { try Self.restrictFileModes(at: path) }
         var connection: OpaquePointer?
         // SQLITE_OPEN_NOMUTEX puts the connection in "multi-thread" mode: it
         // skips the per-connection mutex, which is safe because a connection is
@@ -361,19 +368,30 @@ public final class Database {
     /// stays consistent, and the next `.full` commit syncs everything
     /// before it too. Inside a transaction, `body` joins it unchanged.
     ///
+    /// Should putting the setting back fail, this transaction's outcome
+    /// stands, and every later transaction tries again before it begins
+    /// and throws while that fails: carrying on would commit acknowledged
+    /// messages without a sync.
+    ///
     /// - Throws: As `transaction(_:)`.
     public func transaction<Result>(synchronous mode: Synchronous, _ body: () throws -> Result) throws -> Result {
         guard !isInTransaction, mode != synchronous else { return try transaction(body) }
         try execute("PRAGMA synchronous = \(mode.rawValue)")
         defer {
-            do {
-                try execute("PRAGMA synchronous = \(synchronous.rawValue)")
-            } catch {
-                // Carrying on would commit acknowledged messages without a sync.
-                preconditionFailure("cannot restore PRAGMA synchronous: \(error)")
-            }
+            // Not thrown here: the commit stands; the next transaction throws.
+            synchronousNeedsRestoring = true
+            try? restoreSynchronousIfNeeded()
         }
         return try transaction(body)
+    }
+
+    /// Puts `synchronous` back if `transaction(synchronous:_:)` could not.
+    ///
+    /// - Throws: `DatabaseError`, and the restore stays pending.
+    private func restoreSynchronousIfNeeded() throws {
+        guard synchronousNeedsRestoring else { return }
+        try execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        synchronousNeedsRestoring = false
     }
 
     /// Runs `body` in a transaction: commits if it returns, rolls back if it
@@ -387,9 +405,12 @@ public final class Database {
     /// stores can use transactions and a job can still group several store
     /// calls into one commit.
     ///
-    /// - Throws: `DatabaseError` (for example `.busy`), or what `body` throws.
+    /// - Throws: `DatabaseError` (for example `.busy`, or the failure to
+    ///   restore `synchronous`: see `transaction(synchronous:_:)`), or what
+    ///   `body` throws.
     public func transaction<Result>(_ body: () throws -> Result) throws -> Result {
         let nested = isInTransaction
+        if !nested { try restoreSynchronousIfNeeded() }
         // A savepoint name need not be unique: RELEASE and ROLLBACK TO act on
         // the most recent savepoint of that name, which is ours.
         try execute(nested ? "SAVEPOINT swiftlet" : "BEGIN IMMEDIATE")

@@ -53,7 +53,8 @@ import XMPPStorage
         writer.resume(after: 41)
         let first = ArchiveWriter.restartGap + 42
         for number in 1...3 {
-            let (firstSequence, waiting) = writer.append(try job("m\(number)", to: "juliet"), storage: storage, log: log)
+            let (firstSequence, waiting) = try #require(
+                writer.append(try job("m\(number)", to: "juliet"), storage: storage, log: log))
             #expect(waiting == number)
             #expect(firstSequence == first + Int64(2 * number - 2), "numbered in queue order, two copies each")
         }
@@ -62,11 +63,23 @@ import XMPPStorage
         #expect(try storage.stores.archive.count(for: "romeo") == 3)
         #expect(try storage.stores.archive.count(for: "juliet") == 3)
         #expect(try storage.stores.archive.lastSequence() == first + 5)
-        #expect(writer.append(try job("m4", to: "juliet"), storage: storage, log: log).waiting == 1)
+        #expect(writer.append(try job("m4", to: "juliet"), storage: storage, log: log)?.waiting == 1)
         #expect(storage.jobs.count == 1, "a new flush once the last one ran")
         #expect(try writer.flush(storage.stores, log: log) == 2, "a query flushes what waits")
         storage.runAll()
         #expect(try storage.stores.archive.count(for: "juliet") == 4)
+    }
+
+    @Test func nothingIsNumberedOrQueuedBeforeTheLastSequenceIsLoaded() throws {
+        let storage = HeldStorage()
+        try storesWithAccounts(storage)
+        let writer = ArchiveWriter()
+        #expect(writer.append(try job("early", to: "juliet"), storage: storage, log: log) == nil)
+        #expect(storage.jobs.isEmpty)
+        writer.resume(after: 0)
+        #expect(writer.append(try job("late", to: "juliet"), storage: storage, log: log)?.firstSequence == ArchiveWriter.restartGap + 1)
+        storage.runAll()
+        #expect(try storage.stores.archive.count(for: "juliet") == 1)
     }
 
     @Test func noCopyIsKeptForAMessageToNobodyAndRosterRulesAreChecked() throws {

@@ -146,6 +146,7 @@ import Testing
         ("max_stanza_size = 8KiB", "max_stanza_size", "must be from 16KiB to 64MiB, got 8KiB"),
         ("max_stanza_size = 128MiB", "max_stanza_size", "must be from 16KiB to 64MiB"),
         ("vcard_max_size = 1000", "vcard_max_size", "must be from 1KiB to 64MiB, got 1000"),
+        ("offline_quota_size = 2GiB", "offline_quota_size", "must be from 0 to 1GiB, got 2GiB"),
         ("blocklist_max_items = 0", "blocklist_max_items", "must be from 1 to 100000, got 0"),
         ("registration_throttle = 0 per 1h", "registration_throttle", "expected at least 1 per at least 1s"),
         ("login_throttle = 3 per 0s", "login_throttle", "expected at least 1 per at least 1s"),
@@ -167,8 +168,10 @@ import Testing
     @Test func limitsAtTheEdgesAreAccepted() throws {
         let config = try parse(
             "idle_timeout = 151s\nscram_iterations = 4096\nmax_stanza_size_unauthenticated = 10000\n"
-                + "max_stanza_size = 10000\nlisten = 127.0.0.1:0, 127.0.0.1:0\nvcard_max_size = 1KiB\nmam_retention = 1h")
+                + "max_stanza_size = 10000\nlisten = 127.0.0.1:0, 127.0.0.1:0\nvcard_max_size = 1KiB\nmam_retention = 1h\n"
+                + "offline_quota_size = 0")
         #expect(config.timeouts.idle == .seconds(151))
+        #expect(config.limits.offlineQuotaSize == 0)
         #expect(config.listen.count == 2)
         #expect(config.limits.maxVCardSize == 1024)
         #expect(config.archive.retention == .seconds(3600))

@@ -42,7 +42,10 @@ extension MessageArchive {
             message: stored, timestamp: clock.milliseconds, sender: route.sender, recipient: recipientName,
             copies: copies)
         let server = route.session.server
-        let (firstSequence, waiting) = writer.append(job, storage: server.storage, log: server.log)
+        guard let (firstSequence, waiting) = writer.append(job, storage: server.storage, log: server.log) else {
+            server.log.error("message from \(route.sender) not archived: the archive's state is not loaded")
+            return
+        }
         if let stamped {
             element.append(Element(
                 "stanza-id", namespace: NS.stanzaID,
@@ -136,7 +139,8 @@ final class ArchiveWriter: Sendable {
     private struct State {
         var jobs: [Job] = []
         var flushQueued = false
-        /// The next sequence to give out; 0 until `resume(after:)`.
+        /// The next sequence to give out; 0 until `resume(after:)`, and
+        /// then `append` refuses jobs.
         var nextSequence: Int64 = 0
     }
 
@@ -151,7 +155,7 @@ final class ArchiveWriter: Sendable {
     private let state = Mutex(State())
 
     /// Starts numbering above `last`, the store's last sequence; called
-    /// once, at start, before any message is routed.
+    /// once, when the archive's state has loaded at start.
     func resume(after last: Int64) {
         state.withLock { $0.nextSequence = last + Self.restartGap + 1 }
     }
@@ -161,18 +165,21 @@ final class ArchiveWriter: Sendable {
     /// order, which is the order the flush writes in; a job's copies get
     /// consecutive ones.
     /// - Returns: The sequence of the job's first copy (copy *i* has
-    ///   `firstSequence + i`), and how many jobs wait, this one included.
+    ///   `firstSequence + i`), and how many jobs wait, this one included;
+    ///   `nil`, queuing nothing, before `resume(after:)`, since a sequence
+    ///   given out then could repeat one already stored.
     @discardableResult
-    func append(_ job: Job, storage: any StorageJobs, log: Logger) -> (firstSequence: Int64, waiting: Int) {
+    func append(_ job: Job, storage: any StorageJobs, log: Logger) -> (firstSequence: Int64, waiting: Int)? {
         var job = job
-        let (firstSequence, needsFlush, waiting) = state.withLock { state in
-            precondition(state.nextSequence > 0, "archive written before its last sequence was loaded")
+        let appended: (Int64, Bool, Int)? = state.withLock { state in
+            guard state.nextSequence > 0 else { return nil }
             job.firstSequence = state.nextSequence
             state.nextSequence += Int64(job.copies.count)
             state.jobs.append(job)
             defer { state.flushQueued = true }
             return (job.firstSequence, !state.flushQueued, state.jobs.count)
         }
+        guard let (firstSequence, needsFlush, waiting) = appended else { return nil }
         if needsFlush {
             storage.submit({ [self] stores in try flush(stores, log: log) }) { result in
                 if case .failure(let error) = result { log.error("archive write failed, messages lost: \(error)") }

@@ -38,6 +38,9 @@ public struct MessageArchive: ServerFeature {
     /// The most messages one retention job deletes, so that a large purge
     /// does not hold up other storage jobs; more jobs follow at once.
     static let purgeBatch = 10_000
+    /// How long after a failed load of the archive's state it is tried
+    /// again; meanwhile nothing is archived.
+    static let loadRetryInterval = Duration.seconds(30)
 
     let settings: ServerConfig.Archive
     let clock: WallClock
@@ -78,22 +81,33 @@ public struct MessageArchive: ServerFeature {
 
     // MARK: - Start and retention
 
-    /// Sets the id key, and loads every user's preferences and the last
-    /// sequence in a storage job that runs before any session's; then
-    /// purges expired messages now and every hour.
+    /// Sets the id key and loads the archive's state; then purges expired
+    /// messages now and every hour.
     private func start(_ server: ServerContext) {
         ids.configure(secret: server.scramSecret)
-        let (policy, writer) = (policy, writer)
-        let log = server.log
-        server.storage.submit({ stores in
-            policy.replaceAll(try stores.archive.allPreferences())
-            writer.resume(after: try stores.archive.lastSequence())
-        }) { result in
-            if case .failure(let error) = result { log.error("cannot load the message archive's state: \(error)") }
-        }
+        loadState(server)
         guard settings.retention != nil else { return }
         purgeExpired(server)
         schedulePurge(server)
+    }
+
+    /// Loads every user's preferences and the last sequence, in a storage
+    /// job that (submitted at start) runs before any session's. Until it
+    /// succeeds the writer numbers nothing, so no message is archived; a
+    /// failure (a database error) is logged and the load tried again after
+    /// `loadRetryInterval`, rather than leaving the archive off for good.
+    private func loadState(_ server: ServerContext) {
+        let (policy, writer) = (policy, writer)
+        server.storage.run(on: server.loop, { stores in
+            policy.replaceAll(try stores.archive.allPreferences())
+            writer.resume(after: try stores.archive.lastSequence())
+        }) { result in
+            guard case .failure(let error) = result else { return }
+            server.log.error(
+                "cannot load the message archive's state, nothing is archived until it loads; "
+                    + "trying again in \(Self.loadRetryInterval): \(error)")
+            _ = server.loop.scheduleTimer(after: Self.loadRetryInterval) { loadState(server) }
+        }
     }
 
     private func schedulePurge(_ server: ServerContext) {
