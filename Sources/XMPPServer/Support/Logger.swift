@@ -70,10 +70,30 @@ public struct Logger: Sendable {
         return copy
     }
 
-    /// Writes `message` if `level` is enabled; the message is only built then.
+    /// Writes `message` if `level` is enabled; the message is only built
+    /// then. Control characters in it are escaped, so that text a client
+    /// sent (an attribute with `&#10;`) cannot forge a line of its own.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= self.level else { return }
-        sink.write(line: "\(level.name) \(label): \(message())")
+        sink.write(line: "\(level.name) \(label): \(Self.escapingControls(message()))")
+    }
+
+    /// `text` with every control character (C0, DEL, C1, and the Unicode
+    /// line and paragraph separators) written as `\u{…}`.
+    static func escapingControls(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 
     public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }

@@ -158,3 +158,28 @@ import XMPPTestSupport
         #expect(client.transport.output == [0x20])
     }
 }
+
+/// Security review L1: text a client sent reaches the log with its control
+/// characters escaped, so it cannot forge a line.
+@Suite struct LogForgingTests {
+    @Test func aMechanismNameWithANewlineCannotForgeALogLine() throws {
+        let server = try TestServer()
+        let client = server.connect()
+        try client.openStream()
+        let forged = "info c2s#1 10.0.0.1:5555: authenticated as admin@localhost"
+        client.send("<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='X&#10;\(forged)'/>")
+        _ = client.receiveElements()
+        #expect(!server.logLines.lines.contains { $0.contains("\n") || $0.hasPrefix(forged) })
+        #expect(server.logLines.lines.contains { $0.contains("X\\u{A}info c2s#1") })
+    }
+
+    @Test(arguments: [
+        ("plain text", "plain text"),
+        ("a\nb\r\tc", "a\\u{A}b\\u{D}\\u{9}c"),
+        ("del\u{7F} c1\u{85} ls\u{2028}", "del\\u{7F} c1\\u{85} ls\\u{2028}"),
+        ("é ✓ 🌹", "é ✓ 🌹"),
+    ])
+    func controlCharactersAreEscaped(_ text: String, _ logged: String) {
+        #expect(Logger.escapingControls(text) == logged)
+    }
+}
