@@ -113,6 +113,26 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The addresses that per-address limits count as one peer: an IPv4
+    /// address on its own (also IPv4-mapped, RFC 4291 §2.5.5.2), an IPv6
+    /// address's /64, written `2001:db8::/64`.
+    ///
+    /// A host chooses the low 64 bits of its IPv6 address, the interface
+    /// identifier (RFC 4291 §2.5.1), and may change them at will (RFC 8981),
+    /// while a /64 is the least a subscriber is given (RFC 6177 §2):
+    /// counting single IPv6 addresses would give one host endless fresh counts.
+    public var addressBlock: String {
+        switch host {
+        case .ipv4:
+            return ipString
+        case .ipv6(let high, let low):
+            if high == 0, low >> 32 == 0xFFFF {
+                return SocketAddress(host: .ipv4(UInt32(truncatingIfNeeded: low)), port: 0).ipString
+            }
+            return SocketAddress(host: .ipv6(high, 0), port: 0).ipString + "/64"
+        }
+    }
+
     /// `127.0.0.1:5222` or `[::1]:5222`.
     public var description: String {
         switch host {

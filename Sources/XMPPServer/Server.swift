@@ -60,7 +60,9 @@ public final class Server: @unchecked Sendable {
             config: config, loop: loop, log: log, tlsContext: tlsContext, tlsRequired: policy.requirement == .required,
             storage: storage,
             sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(config)),
-            loginThrottle: AddressThrottle(config.authentication.loginThrottle),
+            loginThrottle: LoginThrottle(
+                perAddress: config.authentication.loginThrottle,
+                perAccount: config.authentication.accountLoginThrottle),
             registrationThrottle: AddressThrottle(
                 config.registration.throttle,
                 exempt: AddressThrottle.exemptingLoopback(config.registration.throttleExemptsLoopback)),
