@@ -113,12 +113,15 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The network one client is taken to be, for counting connections and
-    /// attempts per client: an IPv4 address itself (`203.0.113.7`), but an
-    /// IPv6 address's /64 (`2001:db8:1:2::/64`), since one subscriber
-    /// usually gets a whole /64 and could otherwise rotate addresses at
-    /// will. An IPv4-mapped IPv6 address counts as its IPv4 address.
-    public var clientNetwork: String {
+    /// The addresses that per-address limits count as one peer: an IPv4
+    /// address on its own (also IPv4-mapped, RFC 4291 §2.5.5.2), an IPv6
+    /// address's /64, written `2001:db8::/64`.
+    ///
+    /// A host chooses the low 64 bits of its IPv6 address, the interface
+    /// identifier (RFC 4291 §2.5.1), and may change them at will (RFC 8981),
+    /// while a /64 is the least a subscriber is given (RFC 6177 §2):
+    /// counting single IPv6 addresses would give one host endless fresh counts.
+    public var addressBlock: String {
         switch host {
         case .ipv4:
             return ipString

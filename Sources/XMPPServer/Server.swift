@@ -32,7 +32,7 @@ public final class Server: @unchecked Sendable {
     /// by `start()`.
     private var controlSocket: ControlSocket?
     private var connections: [ObjectIdentifier: ConnectionAdapter] = [:]
-    /// Counts `connections` in all and per client network.
+    /// Counts `connections` in all and per address block.
     private var connectionLimits: ConnectionLimits
     private var nextID = 1
     private var signalSources: [DispatchSourceSignal] = []
@@ -73,7 +73,9 @@ public final class Server: @unchecked Sendable {
             config: config, loop: loop, log: log, tlsContext: tlsContext, tlsRequired: policy.requirement == .required,
             storage: storage,
             sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(config)),
-            loginThrottle: AddressThrottle(config.authentication.loginThrottle),
+            loginThrottle: LoginThrottle(
+                perAddress: config.authentication.loginThrottle,
+                perAccount: config.authentication.accountLoginThrottle),
             registrationThrottle: AddressThrottle(
                 config.registration.throttle,
                 exempt: AddressThrottle.exemptingLoopback(config.registration.throttleExemptsLoopback)),
@@ -212,7 +214,7 @@ public final class Server: @unchecked Sendable {
             session.refuse(
                 StreamError(
                     .policyViolation,
-                    text: "too many connections from \(peer.clientNetwork) (at most \(connectionLimits.maxPerNetwork))"))
+                    text: "too many connections from \(peer.addressBlock) (at most \(connectionLimits.maxPerNetwork))"))
         }
     }
 

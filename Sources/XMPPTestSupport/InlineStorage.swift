@@ -8,12 +8,14 @@ import XMPPStorage
 /// `@unchecked Sendable` is sound because tests use it only from the
 /// thread of their `ManualLoop`, which the precondition checks.
 public final class InlineStorage: StorageJobs, @unchecked Sendable {
-    private let stores = Stores(accounts: InMemoryAccountStore())
+    private let stores: Stores
     private let loop: ManualLoop
 
-    /// Creates storage used from `loop`'s thread.
-    public init(loop: ManualLoop) {
+    /// Creates storage used from `loop`'s thread, by default fresh
+    /// in-memory stores.
+    public init(loop: ManualLoop, stores: Stores = Stores(accounts: InMemoryAccountStore())) {
         self.loop = loop
+        self.stores = stores
     }
 
     public func submit<Value: Sendable>(

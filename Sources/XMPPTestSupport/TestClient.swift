@@ -31,13 +31,24 @@ public final class TestClient {
 
     /// Sends raw bytes (through TLS once it is on) and lets the server run.
     public func send(bytes: [UInt8]) {
+        deliver(bytes: bytes)
+        server.loop.run()
+    }
+
+    /// Hands `xml` to the session without letting the server run, so that
+    /// input from several clients is all read before any storage result
+    /// comes back, as on a busy server.
+    public func deliver(_ xml: String) {
+        deliver(bytes: Array(xml.utf8))
+    }
+
+    private func deliver(bytes: [UInt8]) {
         var wire = bytes
         if let tls {
             try! tls.send(plaintext: bytes)
             wire = tls.takeOutput()
         }
         wire.withUnsafeBytes { session.receive($0) }
-        server.loop.run()
     }
 
     /// What the server sent since the last call, parsed.

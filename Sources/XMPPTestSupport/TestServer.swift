@@ -32,7 +32,9 @@ public final class TestServer {
             config: config, loop: loop, log: log, tlsContext: tls, tlsRequired: tlsRequired,
             storage: storage(loop),
             sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(config, clock: clock)),
-            loginThrottle: AddressThrottle(config.authentication.loginThrottle),
+            loginThrottle: LoginThrottle(
+                perAddress: config.authentication.loginThrottle,
+                perAccount: config.authentication.accountLoginThrottle),
             registrationThrottle: AddressThrottle(
                 config.registration.throttle,
                 exempt: AddressThrottle.exemptingLoopback(config.registration.throttleExemptsLoopback)),

@@ -71,6 +71,7 @@ extension ServerConfig {
         .single("sasl_max_attempts", \.authentication.saslMaxAttempts, .integer),
         .single("scram_iterations", \.authentication.scramIterations, .integer),
         .single("login_throttle", \.authentication.loginThrottle, .throttle),
+        .single("login_account_throttle", \.authentication.accountLoginThrottle, .throttle),
         .single("handshake_timeout", \.timeouts.handshake, .duration),
         .single("idle_timeout", \.timeouts.idle, .duration),
         .single("resume_timeout", \.timeouts.resume, .duration),

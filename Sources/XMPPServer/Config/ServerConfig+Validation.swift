@@ -38,6 +38,7 @@ extension ServerConfig {
             authentication.scramIterations, in: 4096...1_000_000, key: "scram_iterations", formatNumber,
             why: "; RFC 7677 asks for at least 4096, and XMPPFramework refuses fewer")
         try check(authentication.loginThrottle, key: "login_throttle")
+        try check(authentication.accountLoginThrottle, key: "login_account_throttle")
         try require(timeouts.handshake, in: .seconds(1)...(.seconds(3600)), key: "handshake_timeout", format)
         try require(timeouts.resume, in: .zero...(.seconds(3600)), key: "resume_timeout", format)
         try require(timeouts.acknowledgement, in: .seconds(5)...(.seconds(3600)), key: "sm_ack_timeout", format)

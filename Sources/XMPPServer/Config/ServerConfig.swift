@@ -95,8 +95,9 @@ public struct ServerConfig: Sendable, Equatable {
     public struct Registration: Sendable, Equatable {
         /// Key `registration`, default `open`.
         public var mode = RegistrationMode.open
-        /// Most new accounts per client IP address in a period, or `nil` for
-        /// no limit. Key `registration_throttle`, default `5 per 1h`.
+        /// Most registration attempts (taken usernames too) per client
+        /// address block (an IPv4 address, an IPv6 /64) in a period, or `nil`
+        /// for no limit. Key `registration_throttle`, default `5 per 1h`.
         public var throttle: Throttle? = Throttle(5, per: .seconds(3600))
         /// Whether loopback clients skip `throttle`, so local tests, tools and
         /// demos register freely. Key `registration_throttle_exempt_loopback`,
@@ -114,9 +115,17 @@ public struct ServerConfig: Sendable, Equatable {
         /// `scram_iterations`, default 4096, from 4096 (RFC 7677 §4;
         /// XMPPFramework gives up below it) to 1000000.
         public var scramIterations = 4096
-        /// Most failed logins per client IP address in a period, or `nil` for
-        /// no limit. Key `login_throttle`, default `10 per 5m`.
+        /// Most failed logins per client address block (an IPv4 address, an
+        /// IPv6 /64) in a period, or `nil` for no limit. Past it, logins from
+        /// the block are answered one per period/count (30 s by default),
+        /// the right password included (`LoginThrottle`). Key
+        /// `login_throttle`, default `10 per 5m`.
         public var loginThrottle: Throttle? = Throttle(10, per: .seconds(300))
+        /// Most failed logins to one account, from any address, in a period,
+        /// or `nil` for no limit. Past it, logins to the account are answered
+        /// one per period/count; its owner's success clears the count. Key
+        /// `login_account_throttle`, default `10 per 5m`.
+        public var accountLoginThrottle: Throttle? = Throttle(10, per: .seconds(300))
     }
 
     /// Connection timers.

@@ -42,6 +42,11 @@ public struct Registration: ServerFeature {
     /// Creates an account (XEP-0077 §3.1), answering `conflict` when the
     /// username is taken and `not-acceptable` when it or the password is
     /// unusable.
+    ///
+    /// Each attempt that reaches storage takes its place in the
+    /// registration throttle first, on the loop, whether the name turns out
+    /// to be free or not: a conflict costs storage work too, and parallel
+    /// requests must not all pass a check made before any was counted.
     @Sendable private static func register(_ request: IQRequest) {
         let session = request.session
         let server = session.server
@@ -57,8 +62,7 @@ public struct Registration: ServerFeature {
         } catch {
             return request.fail(error)
         }
-        let host = session.peerHost
-        if let wait = server.registrationThrottle.delay(for: host, now: server.loop.now) {
+        if let wait = server.registrationThrottle.reserve(for: session.peerHost, now: server.loop.now) {
             session.log.notice("registration throttled for \(wait)")
             return request.fail(StanzaError(.policyViolation, type: .wait, text: "too many registrations; try later"))
         }
@@ -67,7 +71,6 @@ public struct Registration: ServerFeature {
             defer { session.resumeAfterWaiting() }
             switch result {
             case .success(true):
-                server.registrationThrottle.record(for: host, now: server.loop.now)
                 session.log.info("registered \(username)@\(server.domain)")
                 request.reply()
             case .success(false):

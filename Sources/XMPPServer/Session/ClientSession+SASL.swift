@@ -32,8 +32,9 @@ extension ClientSession {
         case "response":
             receiveResponse(element)
         case "abort":
-            sasl.step = .idle
-            saslFailed(.aborted, reason: "client aborted")
+            var account: String?
+            if case .scram(_, let username) = sasl.step { account = username }
+            saslFailed(.aborted, reason: "client aborted", account: account)
         default:
             fail(StreamError(.unsupportedStanzaType, text: "unexpected <\(element.name)/> in SASL"))
         }
@@ -54,9 +55,6 @@ extension ClientSession {
                 return saslFailed(.encryptionRequired, reason: "PLAIN without TLS")
             }
             return saslFailed(.invalidMechanism, reason: "mechanism \(element[attribute: "mechanism"] ?? "(none)")")
-        }
-        if let retryAfter = server.loginThrottle.delay(for: peerHost, now: server.loop.now) {
-            return saslFailed(.temporaryAuthFailure, reason: "throttled for \(retryAfter)", countsAsFailure: false)
         }
         let payload: [UInt8]?
         do {
@@ -91,7 +89,7 @@ extension ClientSession {
                 let serverFinal = try scram.receiveClientFinal(payload)
                 authenticated(as: username, success: serverFinal)
             } catch {
-                saslFailed(error, reason: "SCRAM proof rejected for \(username)")
+                saslFailed(error, reason: "SCRAM proof rejected for \(username)", account: username)
             }
         }
     }
@@ -114,22 +112,25 @@ extension ClientSession {
         }
         let username = identity.username
         let hash = mechanism.scramHashFunction!
-        accountRevocations = server.sessions.revocationCount(of: username)
-        waitForStorage()
-        server.accounts.credentials(for: username, hash, on: server.loop) { [weak self] result in
-            guard let self else { return }
-            defer { self.resumeAfterWaiting() }
-            guard self.phase == .negotiating else { return }
-            switch result {
-            case .success(let credentials):
-                let challenge = scram.challenge(credentials: credentials)
-                self.sasl.step = .scram(scram, username: username)
-                var element = Element("challenge", namespace: NS.sasl)
-                element.append(text: SASLPayload.encode(challenge))
-                self.send(element)
-            case .failure(let error):
-                self.log.error("account lookup failed: \(error)")
-                self.saslFailed(.temporaryAuthFailure, reason: "storage error", countsAsFailure: false)
+        whenAdmitted(username) { session in
+            session.accountRevocations = session.server.sessions.revocationCount(of: username)
+            session.waitForStorage()
+            session.server.accounts.credentials(for: username, hash, on: session.server.loop) {
+                [weak session] result in
+                guard let session else { return }
+                defer { session.resumeAfterWaiting() }
+                guard session.phase == .negotiating else { return }
+                switch result {
+                case .success(let credentials):
+                    let challenge = scram.challenge(credentials: credentials)
+                    session.sasl.step = .scram(scram, username: username)
+                    var element = Element("challenge", namespace: NS.sasl)
+                    element.append(text: SASLPayload.encode(challenge))
+                    session.send(element)
+                case .failure(let error):
+                    session.log.error("account lookup failed: \(error)")
+                    session.saslFailed(.temporaryAuthFailure, reason: "storage error", countsAsFailure: false)
+                }
             }
         }
     }
@@ -145,22 +146,49 @@ extension ClientSession {
             return saslFailed(.invalidAuthzid, reason: "authzid differs from \(request.identity.username)")
         }
         let username = request.identity.username
-        accountRevocations = server.sessions.revocationCount(of: username)
-        waitForStorage()
-        server.accounts.verify(username: username, password: request.password, on: server.loop) {
-            [weak self] result in
-            guard let self else { return }
-            defer { self.resumeAfterWaiting() }
-            guard self.phase == .negotiating else { return }
-            switch result {
-            case .success(true):
-                self.authenticated(as: username, success: nil)
-            case .success(false):
-                self.saslFailed(.notAuthorized, reason: "wrong password or unknown user \(username)")
-            case .failure(let error):
-                self.log.error("account lookup failed: \(error)")
-                self.saslFailed(.temporaryAuthFailure, reason: "storage error", countsAsFailure: false)
+        whenAdmitted(username) { session in
+            session.accountRevocations = session.server.sessions.revocationCount(of: username)
+            session.waitForStorage()
+            session.server.accounts.verify(
+                username: username, password: request.password, on: session.server.loop
+            ) { [weak session] result in
+                guard let session else { return }
+                defer { session.resumeAfterWaiting() }
+                guard session.phase == .negotiating else { return }
+                switch result {
+                case .success(true):
+                    session.authenticated(as: username, success: nil)
+                case .success(false):
+                    session.saslFailed(
+                        .notAuthorized, reason: "wrong password or unknown user \(username)", account: username)
+                case .failure(let error):
+                    session.log.error("account lookup failed: \(error)")
+                    session.saslFailed(.temporaryAuthFailure, reason: "storage error", countsAsFailure: false)
+                }
             }
+        }
+    }
+
+    /// Runs `attempt`, the check of `username`'s credentials, when the login
+    /// throttle admits it: at once, or after a wait during which input is
+    /// paused and the handshake deadline moves back by the wait (the
+    /// client is not to blame for it). An attempt the throttle turns away
+    /// fails with `temporary-auth-failure`, unchecked and uncounted.
+    private func whenAdmitted(_ username: String, _ attempt: @escaping (ClientSession) -> Void) {
+        switch server.loginThrottle.admit(host: peerHost, account: username, now: server.loop.now) {
+        case .now:
+            attempt(self)
+        case .after(let wait):
+            log.notice("login as \(username) throttled: checked in \(wait)")
+            waitForStorage()
+            postponeHandshakeDeadline(by: wait)
+            _ = schedule(after: wait) { session in
+                defer { session.resumeAfterWaiting() }
+                guard session.phase == .negotiating else { return }
+                attempt(session)
+            }
+        case .busy(let retryAfter):
+            saslFailed(.temporaryAuthFailure, reason: "throttled, retry in \(retryAfter)", countsAsFailure: false)
         }
     }
 
@@ -181,21 +209,26 @@ extension ClientSession {
         self.username = username
         phase = .authenticated
         parser.limits = server.authenticatedLimits
-        server.loginThrottle.reset(for: peerHost)
+        server.loginThrottle.succeeded(account: username)
         log.info("authenticated as \(username)@\(server.domain)")
         restartStream()
         server.hooks.sessionAuthenticated(self)
     }
 
     /// Sends `<failure/>` (RFC 6120 §6.5); after too many failures on one
-    /// stream the stream itself ends (§6.4.5).
-    private func saslFailed(_ condition: SASLFailure, reason: String, countsAsFailure: Bool = true) {
+    /// stream the stream itself ends (§6.4.5). A wrong password, a broken
+    /// exchange and an abort count, for the stream and for the login
+    /// throttle (against `account` too, when the attempt named one), since
+    /// an abort ends an attempt as unfinished as a failed one.
+    private func saslFailed(
+        _ condition: SASLFailure, reason: String, account: String? = nil, countsAsFailure: Bool = true
+    ) {
         sasl.step = .idle
         log.notice("authentication failed (\(condition.rawValue)): \(reason)")
         send(Element("failure", namespace: NS.sasl, children: [.element(Element(condition.rawValue, namespace: NS.sasl))]))
-        guard countsAsFailure, condition == .notAuthorized || condition == .malformedRequest else { return }
+        guard countsAsFailure, [.notAuthorized, .malformedRequest, .aborted].contains(condition) else { return }
         sasl.failures += 1
-        server.loginThrottle.record(for: peerHost, now: server.loop.now)
+        server.loginThrottle.failed(host: peerHost, account: account, now: server.loop.now)
         if sasl.failures >= server.config.authentication.saslMaxAttempts {
             fail(StreamError(.policyViolation, text: "too many failed authentication attempts"))
         }

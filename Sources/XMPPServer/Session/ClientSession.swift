@@ -95,7 +95,11 @@ public final class ClientSession {
     var lastReceived: ContinuousClock.Instant
     /// When the last bytes were sent, for whitespace keepalives.
     var lastSent: ContinuousClock.Instant
+    /// Ends the stream if it is not bound by `handshakeDeadline`.
     var handshakeTimer: (any ScheduledWork)?
+    /// When negotiation must be done: `handshake_timeout` after connecting,
+    /// plus any wait a throttled login imposed.
+    var handshakeDeadline: ContinuousClock.Instant
     var idleTimer: (any ScheduledWork)?
     /// How many storage round trips the session waits for; no input is
     /// handled while any is outstanding.
@@ -131,6 +135,7 @@ public final class ClientSession {
         self.parser = XMLStreamParser(limits: server.unauthenticatedLimits)
         self.lastReceived = server.loop.now
         self.lastSent = server.loop.now
+        self.handshakeDeadline = server.loop.now + server.config.timeouts.handshake
         if directTLS, let context = server.tlsContext {
             tls = TLSSession(context: context)
         }
@@ -364,11 +369,24 @@ public final class ClientSession {
     // MARK: - Timers
 
     private func startTimers() {
-        handshakeTimer = schedule(after: server.config.timeouts.handshake) { session in
+        armHandshakeTimer()
+        scheduleIdleCheck(after: min(server.config.timeouts.idle, server.config.timeouts.keepaliveInterval))
+    }
+
+    /// Gives negotiation `wait` more time, for a wait the server imposed
+    /// (a throttled login).
+    func postponeHandshakeDeadline(by wait: Duration) {
+        guard let handshakeTimer else { return }
+        handshakeTimer.cancel()
+        handshakeDeadline += wait
+        armHandshakeTimer()
+    }
+
+    private func armHandshakeTimer() {
+        handshakeTimer = schedule(after: server.loop.now.duration(to: handshakeDeadline)) { session in
             guard session.phase != .bound else { return }
             session.fail(StreamError(.connectionTimeout, text: "negotiation took too long"))
         }
-        scheduleIdleCheck(after: min(server.config.timeouts.idle, server.config.timeouts.keepaliveInterval))
     }
 
     /// Closes a stream silent for `idleTimeout`, and sends a space after
@@ -395,7 +413,8 @@ public final class ClientSession {
         }
     }
 
-    private func schedule(
+    /// Runs `work` after `delay` on the loop, unless the session has ended.
+    func schedule(
         after delay: Duration, _ work: @escaping (ClientSession) -> Void
     ) -> any ScheduledWork {
         server.loop.scheduleTimer(after: delay) { [weak self] in

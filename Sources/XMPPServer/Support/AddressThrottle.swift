@@ -1,30 +1,35 @@
 import Synchronization
 import XMPPNet
 
-/// Counts events per peer address in a fixed window and says when an
-/// address has had too many: failed logins (RFC 6120 §6.4.5 asks for a
-/// bound on retries) and registrations (XEP-0077 §8 asks servers to limit
-/// abuse).
+/// Counts registrations per peer address block in a fixed window and
+/// refuses them past the limit (XEP-0077 §8 asks servers to limit abuse).
 ///
-/// Shared by all loops; the table is pruned so that a flood of addresses
-/// cannot grow it without bound.
+/// An attempt takes its place in the count before any storage work starts
+/// (`reserve`), and every attempt counts, taken usernames too: parallel
+/// requests from one block cannot all pass a check made before any of them
+/// is counted. Blocks are IPv4 addresses and IPv6 /64s
+/// (`SocketAddress.addressBlock`).
+///
+/// Shared by all loops; the table is bounded (`ThrottleWindows`).
 public final class AddressThrottle: Sendable {
-    private struct Window {
-        var start: ContinuousClock.Instant
-        var count: Int
-    }
-
-    private let limit: ServerConfig.Throttle?
     private let exempt: @Sendable (String) -> Bool
-    private let windows = Mutex<[String: Window]>([:])
-    private let maximumAddresses = 100_000
+    /// The counts; nil when the throttle is off.
+    private let windows: Mutex<ThrottleWindows?>
 
-    /// Creates a throttle; `nil` limit means never throttle. Addresses for
-    /// which `exempt` is true are never throttled.
-    public init(_ limit: ServerConfig.Throttle?, exempt: @escaping @Sendable (String) -> Bool = { _ in false }) {
-        self.limit = limit
+    /// Creates a throttle; `nil` limit means never throttle. Hosts for
+    /// which `exempt` is true are never throttled. At most `capacity`
+    /// address blocks are tracked at once.
+    public init(
+        _ limit: ServerConfig.Throttle?, capacity: Int = AddressThrottle.defaultCapacity,
+        exempt: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) {
+        self.windows = Mutex(limit.map { ThrottleWindows($0, capacity: capacity) })
         self.exempt = exempt
     }
+
+    /// The number of address blocks (or accounts) a throttle tracks by
+    /// default: a few MB at most, far more than a busy server sees honestly.
+    public static let defaultCapacity = 100_000
 
     /// An exemption for loopback peers (127.0.0.0/8, ::1), when `enabled`:
     /// local tests, tools and demos register freely.
@@ -32,37 +37,23 @@ public final class AddressThrottle: Sendable {
         { host in enabled && (SocketAddress(ip: host, port: 0)?.isLoopback ?? false) }
     }
 
-    /// How long `address` must wait, or nil when it may go ahead.
-    public func delay(for address: String, now: ContinuousClock.Instant) -> Duration? {
-        guard let limit, !exempt(address) else { return nil }
+    /// The unit that per-address limits count for `host` (an IP address
+    /// without port): its `SocketAddress.addressBlock`, or `host` itself
+    /// if it is not an IP address.
+    static func block(of host: String) -> String {
+        SocketAddress(ip: host, port: 0)?.addressBlock ?? host
+    }
+
+    /// Counts one event for `host`'s block and returns nil if it may go
+    /// ahead; past the limit, counts nothing and returns how long until the
+    /// block's window ends.
+    public func reserve(for host: String, now: ContinuousClock.Instant) -> Duration? {
+        guard !exempt(host) else { return nil }
+        let block = Self.block(of: host)
         return windows.withLock { windows in
-            guard let window = windows[address] else { return nil }
-            let end = window.start + limit.period
-            guard now < end else {
-                windows[address] = nil
-                return nil
-            }
-            return window.count >= limit.count ? window.start.duration(to: end) - window.start.duration(to: now) : nil
+            if windows?.isFull(block, now: now) == true { return windows?.timeUntilWindowEnds(for: block, now: now) }
+            windows?.add(block, now: now)
+            return nil
         }
-    }
-
-    /// Counts one event (a failed login, a registration) for `address`.
-    public func record(for address: String, now: ContinuousClock.Instant) {
-        guard let limit, !exempt(address) else { return }
-        windows.withLock { windows in
-            if windows.count >= maximumAddresses {
-                windows = windows.filter { now < $0.value.start + limit.period }
-            }
-            if let window = windows[address], now < window.start + limit.period {
-                windows[address]!.count = window.count + 1
-            } else {
-                windows[address] = Window(start: now, count: 1)
-            }
-        }
-    }
-
-    /// Forgets `address` (a successful login clears its failures).
-    public func reset(for address: String) {
-        windows.withLock { $0[address] = nil }
     }
 }

@@ -3,8 +3,8 @@
 #endif
 import XMPPNet
 
-/// How many client connections are open, in all and per client network
-/// (`SocketAddress.clientNetwork`: an IPv4 address, an IPv6 /64), and
+/// How many client connections are open, in all and per address block
+/// (`SocketAddress.addressBlock`: an IPv4 address, an IPv6 /64), and
 /// whether one more may be accepted. Loopback clients are counted in the
 /// total only: on loopback they are local tools, tests, or a proxy that
 /// speaks for many clients.
@@ -32,7 +32,7 @@ struct ConnectionLimits {
     mutating func admit(_ peer: SocketAddress) -> Refusal? {
         guard total < maxTotal else { return .serverFull }
         if !peer.isLoopback {
-            let network = peer.clientNetwork
+            let network = peer.addressBlock
             let open = perNetwork[network, default: 0]
             guard open < maxPerNetwork else { return .networkFull }
             perNetwork[network] = open + 1
@@ -45,7 +45,7 @@ struct ConnectionLimits {
     mutating func release(_ peer: SocketAddress) {
         total -= 1
         guard !peer.isLoopback else { return }
-        let network = peer.clientNetwork
+        let network = peer.addressBlock
         let open = perNetwork[network, default: 1] - 1
         perNetwork[network] = open > 0 ? open : nil
     }

@@ -28,7 +28,7 @@ public final class ServerContext {
     public let blocklists: BlocklistCache
     public let hooks: Hooks
     public let router: Router
-    public let loginThrottle: AddressThrottle
+    public let loginThrottle: LoginThrottle
     public let registrationThrottle: AddressThrottle
     /// The secret SCRAM derives unknown users' fake salts from.
     let scramSecret: [UInt8]
@@ -39,7 +39,7 @@ public final class ServerContext {
     public init(
         config: ServerConfig, loop: any ServerLoop, log: Logger, tlsContext: TLSContext?, tlsRequired: Bool,
         storage: any StorageJobs, sessions: SessionRegistry, blocklists: BlocklistCache, hooks: Hooks,
-        loginThrottle: AddressThrottle, registrationThrottle: AddressThrottle, scramSecret: [UInt8]
+        loginThrottle: LoginThrottle, registrationThrottle: AddressThrottle, scramSecret: [UInt8]
     ) throws(JIDError) {
         self.config = config
         self.domainJID = try JID(config.domain)

@@ -74,6 +74,10 @@ public struct StoredAccounts: AccountService {
     ) {
         let iterations = iterations
         run(on: loop, completion) { stores in
+            // One job on the one storage thread, so the name cannot be taken
+            // between the check and the insert; checking first spares the
+            // PBKDF2 work for a name that is taken.
+            guard try !stores.accounts.accountExists(username) else { return false }
             return try stores.accounts.createAccount(
                 username, credentials: Self.credentials(for: password, iterations: iterations))
         }

@@ -1,6 +1,7 @@
 import Testing
 import XMPPCore
 @testable import XMPPServer
+import XMPPStorage
 import XMPPTestSupport
 
 /// XEP-0077 as XMPPFramework and standard clients use it.
@@ -116,6 +117,68 @@ import XMPPTestSupport
         }
     }
 
+    /// A taken username costs storage work too, and reveals that the account
+    /// exists: conflicts count like new accounts.
+    @Test func everyAttemptCountsTakenUsernamesToo() throws {
+        var config = ServerConfig()
+        config.registration.throttle = .init(2, per: .seconds(3600))
+        let server = try TestServer(config: config)
+        try server.addUser("alice", password: "pw")
+        let client = server.connect(from: "198.51.100.1")
+        try client.openStream()
+        for _ in 0..<2 {
+            client.send(set("alice", "guess"))
+            #expect(try client.receiveOne().child("error")?.child("conflict", namespace: NS.stanzas) != nil)
+        }
+        client.send(set("newname", "pw"))
+        #expect(try client.receiveOne().child("error")?.child("policy-violation", namespace: NS.stanzas) != nil)
+    }
+
+    /// Requests that all arrive before any storage result comes back still
+    /// add up: each takes its place in the count before its job starts.
+    @Test func parallelRegistrationsFromOneAddressStopAtTheLimit() throws {
+        var config = ServerConfig()
+        config.registration.throttle = .init(5, per: .seconds(3600))
+        let server = try TestServer(config: config)
+        let clients = (0..<20).map { _ in server.connect(from: "198.51.100.7") }
+        for client in clients { try client.openStream() }
+        for (index, client) in clients.enumerated() { client.deliver(set("user\(index)", "pw")) }
+        server.loop.run()
+        let replies = try clients.map { try $0.receiveOne() }
+        #expect(replies.filter { $0[attribute: "type"] == "result" }.count == 5)
+        #expect(replies.filter { $0.child("error")?.child("policy-violation", namespace: NS.stanzas) != nil }.count == 15)
+    }
+
+    /// An IPv6 host picks the low 64 bits of its address at will.
+    @Test func ipv6AddressesShareTheirSlash64sLimit() throws {
+        var config = ServerConfig()
+        config.registration.throttle = .init(2, per: .seconds(3600))
+        let server = try TestServer(config: config)
+        let outcomes = try ["2001:db8::1", "2001:db8::2", "2001:db8::3", "2001:db8:0:1::1"].enumerated().map {
+            index, host in
+            let client = server.connect(from: host)
+            try client.openStream()
+            client.send(set("user\(index)", "pw"))
+            return try client.receiveOne()[attribute: "type"]
+        }
+        #expect(outcomes == ["result", "result", "error", "result"])
+    }
+
+    /// The name is looked up before any PBKDF2 work: a taken name never
+    /// gets as far as new credentials.
+    @Test func takenUsernameCostsNoNewCredentials() throws {
+        let loop = ManualLoop()
+        let store = CountingAccountStore()
+        let accounts = StoredAccounts(storage: InlineStorage(loop: loop, stores: Stores(accounts: store)), iterations: 4096)
+        var outcomes: [Bool] = []
+        for _ in 0..<3 {
+            accounts.register(username: "alice", password: "pw", on: loop) { outcomes.append((try? $0.get()) == true) }
+            loop.run()
+        }
+        #expect(outcomes == [true, false, false])
+        #expect(store.createCalls == 1)
+    }
+
     @Test func passwordChangeAfterLogin() throws {
         let server = try TestServer()
         try server.addUser("carol", password: "old")
@@ -154,4 +217,29 @@ import XMPPTestSupport
         try again.openStream()
         #expect(throws: (any Error).self) { try again.authenticate("erin", "pw") }
     }
+}
+
+/// An in-memory account store that counts `createAccount` calls, each of
+/// which carries freshly derived credentials.
+private final class CountingAccountStore: AccountStore {
+    private let accounts = InMemoryAccountStore()
+    private(set) var createCalls = 0
+
+    func createAccount(_ username: String, credentials: [SCRAMCredentials]) throws -> Bool {
+        createCalls += 1
+        return try accounts.createAccount(username, credentials: credentials)
+    }
+
+    func credentials(of username: String, for hashFunction: HashFunction) throws -> SCRAMCredentials? {
+        try accounts.credentials(of: username, for: hashFunction)
+    }
+
+    func replaceCredentials(of username: String, with credentials: [SCRAMCredentials]) throws -> Bool {
+        try accounts.replaceCredentials(of: username, with: credentials)
+    }
+
+    func deleteAccount(_ username: String) throws -> Bool { try accounts.deleteAccount(username) }
+    func accountExists(_ username: String) throws -> Bool { try accounts.accountExists(username) }
+    func usernames() throws -> [String] { try accounts.usernames() }
+    func accountCount() throws -> Int { try accounts.accountCount() }
 }
