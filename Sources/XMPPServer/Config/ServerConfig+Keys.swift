@@ -88,6 +88,8 @@ extension ServerConfig {
         .single("vcard_max_size", \.limits.maxVCardSize, .size),
         .single("blocklist_max_items", \.limits.blocklistMaxItems, .integer),
         .single("pep_max_items", \.limits.pepMaxItems, .integer),
+        .single("pep_max_nodes", \.limits.pepMaxNodes, .integer),
+        .single("pep_max_item_size", \.limits.pepMaxItemSize, .size),
         .single("roster_max_items", \.limits.rosterMaxItems, .integer),
         .single("roster_max_groups", \.limits.rosterMaxGroups, .integer),
         .single("max_resources_per_account", \.limits.maxResourcesPerAccount, .integer),

@@ -42,10 +42,6 @@ extension ServerConfig {
         try require(timeouts.handshake, in: .seconds(1)...(.seconds(3600)), key: "handshake_timeout", format)
         try require(timeouts.resume, in: .zero...(.seconds(3600)), key: "resume_timeout", format)
         try require(timeouts.acknowledgement, in: .seconds(5)...(.seconds(3600)), key: "sm_ack_timeout", format)
-        try require(limits.smMaxUnacked, in: 10...1_000_000, key: "sm_max_unacked", formatNumber)
-        try require(
-            limits.smMaxUnackedSize, in: limits.maxStanzaSize...(1 << 30), key: "sm_max_unacked_size", formatSize,
-            why: "; it must hold at least one stanza of max_stanza_size")
         if timeouts.idle <= .seconds(150) {
             throw ConfigError(
                 key: "idle_timeout",
@@ -62,6 +58,10 @@ extension ServerConfig {
             limits.maxStanzaSize, in: limits.maxStanzaSizeUnauthenticated...(64 << 20), key: "max_stanza_size",
             formatSize,
             why: "; it cannot be below max_stanza_size_unauthenticated")
+        try require(limits.smMaxUnacked, in: 10...1_000_000, key: "sm_max_unacked", formatNumber)
+        try require(
+            limits.smMaxUnackedSize, in: limits.maxStanzaSize...(1 << 30), key: "sm_max_unacked_size", formatSize,
+            why: "; it must hold at least one stanza of max_stanza_size")
         try require(
             limits.maxQueuedOutput, in: (2 * limits.maxStanzaSize)...(1 << 30), key: "max_queued_output", formatSize,
             why: "; it must hold at least two stanzas of max_stanza_size")
@@ -70,6 +70,8 @@ extension ServerConfig {
         try require(limits.maxVCardSize, in: (1 << 10)...(64 << 20), key: "vcard_max_size", formatSize)
         try require(limits.blocklistMaxItems, in: 1...100_000, key: "blocklist_max_items", formatNumber)
         try require(limits.pepMaxItems, in: 1...10_000, key: "pep_max_items", formatNumber)
+        try require(limits.pepMaxNodes, in: 1...100_000, key: "pep_max_nodes", formatNumber)
+        try require(limits.pepMaxItemSize, in: (1 << 10)...(64 << 20), key: "pep_max_item_size", formatSize)
         try require(limits.rosterMaxItems, in: 1...100_000, key: "roster_max_items", formatNumber)
         try require(limits.rosterMaxGroups, in: 1...10_000, key: "roster_max_groups", formatNumber)
         try require(limits.maxResourcesPerAccount, in: 1...1000, key: "max_resources_per_account", formatNumber)

@@ -212,6 +212,19 @@ public struct ServerConfig: Sendable, Equatable {
         /// one stanza, so `maxStanzaSize` bounds its size. Key
         /// `pep_max_items`, default 100, from 1 to 10000.
         public var pepMaxItems = 100
+        /// Most personal eventing nodes one user may have (XEP-0163; OMEMO
+        /// takes one per device, plus bookmarks, avatars, nickname and the
+        /// like); creating one more gets `policy-violation` with
+        /// `max-nodes-exceeded`. Key `pep_max_nodes`, default 250, from 1 to
+        /// 100000.
+        public var pepMaxNodes = 250
+        /// Largest payload of one personal eventing item, as stored; a bigger
+        /// one gets `not-acceptable` with `payload-too-big` (XEP-0060
+        /// §7.1.3.4). Contacts get the last item of each node whenever they
+        /// come online, so this and `pepMaxNodes` bound what that costs. Key
+        /// `pep_max_item_size`, default 256KiB (avatars are published resized),
+        /// from 1KiB to 64MiB.
+        public var pepMaxItemSize = 256 << 10
         /// Most items in one user's roster (RFC 6121 §2); adding one beyond
         /// it gets `policy-violation`. The roster is read on every broadcast
         /// presence. Key `roster_max_items`, default 2000, from 1 to 100000.

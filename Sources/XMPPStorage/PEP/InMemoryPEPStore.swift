@@ -26,6 +26,10 @@ public final class InMemoryPEPStore: PEPStore, AccountScopedStore {
         nodes[username]?[Array(node.utf8)]?.configuration
     }
 
+    public func nodeCount(of username: String) -> Int {
+        nodes[username]?.count ?? 0
+    }
+
     public func setNode(_ node: String, of username: String, configuration: PEPNodeConfiguration) throws {
         var owned = nodes[username] ?? [:]
         var entry = owned[Array(node.utf8)] ?? Node(configuration: configuration)

@@ -105,4 +105,7 @@ public protocol PEPStore: AnyObject {
     /// The newest item of each node of `username` that has one, sorted by
     /// node name.
     func lastItems(of username: String) throws -> [PEPLastItem]
+
+    /// How many nodes `username` has (0 for an unknown account).
+    func nodeCount(of username: String) throws -> Int
 }

@@ -81,6 +81,15 @@ public final class SQLitePEPStore: PEPStore {
             """, id, username, node) > 0
     }
 
+    public func nodeCount(of username: String) throws -> Int {
+        let sql = "SELECT count(*) FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id WHERE a.username = ?"
+        return try database.withCachedStatement(sql) { statement in
+            try statement.bind(username)
+            _ = try statement.step()
+            return statement.int(at: 0)
+        }
+    }
+
     public func lastItems(of username: String) throws -> [PEPLastItem] {
         let sql = """
             SELECT n.name, n.access_model, n.max_items, n.persist_items, i.item_id, i.payload

@@ -264,26 +264,19 @@ struct LiveUploadTests {
         }
     }
 
-    @Test func aDeletedAccountsFilesArePurged() throws {
+    @Test func aDeletedAccountsFilesGoWithIt() throws {
         try LiveServer.run { server in
             let slot = try slot(on: server, size: 4)
             let body = Array("data".utf8)
             let fields = [("Content-Type", "image/jpeg"), ("Content-Length", "4")]
             #expect(try LiveHTTPClient.exchange(http(server), "PUT", slot.putTarget, fields: fields, body: body).status == 201)
+            let directory = "\(server.dataDirectory)/uploads/\(slot.id)"
+            #expect(FileManager.default.fileExists(atPath: directory))
             let client = try server.loggedInClient("romeo", "pw", resource: "other")
             try client.send("<iq type='set' id='bye'><query xmlns='jabber:iq:register'><remove/></query></iq>")
             _ = try? client.reply(to: "bye")
             #expect(try LiveHTTPClient.exchange(http(server), "GET", slot.getTarget).status == 404)
-            let directory = "\(server.dataDirectory)/uploads/\(slot.id)"
-            #expect(FileManager.default.fileExists(atPath: directory), "the file stays until the next purge")
-            let done = DispatchSemaphore(value: 0)
-            let running = server.server
-            running.loop.execute {
-                running.context.upload?.purge(storage: running.storage, log: running.log)
-                running.storage.submit({ _ in }) { _ in done.signal() }
-            }
-            done.wait()
-            #expect(!FileManager.default.fileExists(atPath: directory))
+            #expect(!FileManager.default.fileExists(atPath: directory), "removed with the account, not at the next purge")
         }
     }
 }

@@ -35,6 +35,11 @@ extension PEP {
         guard let serialized = StoredStanza.serialize(payload) else {
             return request.fail(Self.error(.badRequest, "invalid-payload", text: "the payload cannot be stored"))
         }
+        let limits = session.server.config.limits
+        guard serialized.utf8.count <= limits.pepMaxItemSize else {
+            return request.fail(
+                Self.error(.notAcceptable, "payload-too-big", text: "items are at most \(limits.pepMaxItemSize) bytes"))
+        }
         let id = item[attribute: "id"].flatMap { $0.isEmpty ? nil : $0 } ?? Hex.encode(Crypto.randomBytes(count: 12))
         session.withStorage({ stores -> Audience in
             try stores.inTransaction {
@@ -46,6 +51,7 @@ extension PEP {
                     }
                     configuration = existing
                 } else {
+                    try Self.checkRoomForANode(of: username, in: stores, limit: limits.pepMaxNodes)
                     configuration = requested.applied(to: PEPNodeConfiguration())
                     try stores.pep.setNode(node, of: username, configuration: configuration)
                 }
@@ -65,6 +71,14 @@ extension PEP {
             case .failure(let error):
                 Self.fail(request, error, doing: "publish to \(node)")
             }
+        }
+    }
+
+    /// Throws `policy-violation` with `<max-nodes-exceeded/>` when
+    /// `username` already has `limit` nodes (`pep_max_nodes`).
+    private static func checkRoomForANode(of username: String, in stores: Stores, limit: Int) throws {
+        guard try stores.pep.nodeCount(of: username) < limit else {
+            throw Self.error(.policyViolation, "max-nodes-exceeded", text: "at most \(limit) nodes per account")
         }
     }
 
@@ -110,9 +124,11 @@ extension PEP {
             return request.fail(Self.unsupported("create-and-configure"))
         }
         guard let node = Self.node(of: create, request), let username = request.session.jid?.localpart else { return }
+        let limit = request.session.server.config.limits.pepMaxNodes
         request.session.withStorage({ stores -> Bool in
             try stores.inTransaction {
                 guard try stores.pep.configuration(of: node, owner: username) == nil else { return false }
+                try Self.checkRoomForANode(of: username, in: stores, limit: limit)
                 try stores.pep.setNode(node, of: username, configuration: PEPNodeConfiguration())
                 return true
             }
