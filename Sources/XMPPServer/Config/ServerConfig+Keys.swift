@@ -92,6 +92,7 @@ extension ServerConfig {
         .single("pep_max_item_size", \.limits.pepMaxItemSize, .size),
         .single("roster_max_items", \.limits.rosterMaxItems, .integer),
         .single("roster_max_groups", \.limits.rosterMaxGroups, .integer),
+        .single("max_directed_presence", \.limits.maxDirectedPresence, .integer),
         .single("max_resources_per_account", \.limits.maxResourcesPerAccount, .integer),
         .single("max_connections", \.limits.maxConnections, .integer),
         .single("max_connections_per_address", \.limits.maxConnectionsPerNetwork, .integer),

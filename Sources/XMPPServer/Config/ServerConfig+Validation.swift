@@ -74,6 +74,7 @@ extension ServerConfig {
         try require(limits.pepMaxItemSize, in: (1 << 10)...(64 << 20), key: "pep_max_item_size", formatSize)
         try require(limits.rosterMaxItems, in: 1...100_000, key: "roster_max_items", formatNumber)
         try require(limits.rosterMaxGroups, in: 1...10_000, key: "roster_max_groups", formatNumber)
+        try require(limits.maxDirectedPresence, in: 1...100_000, key: "max_directed_presence", formatNumber)
         try require(limits.maxResourcesPerAccount, in: 1...1000, key: "max_resources_per_account", formatNumber)
         try require(limits.maxConnections, in: 1...1_000_000, key: "max_connections", formatNumber)
         try require(limits.maxConnectionsPerNetwork, in: 1...1_000_000, key: "max_connections_per_address", formatNumber)

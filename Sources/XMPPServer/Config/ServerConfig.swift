@@ -233,6 +233,11 @@ public struct ServerConfig: Sendable, Equatable {
         /// `policy-violation`. Key `roster_max_groups`, default 64, from 1 to
         /// 10000.
         public var rosterMaxGroups = 64
+        /// Most entities one resource may have sent directed available presence
+        /// to (RFC 6121 §4.6), which the server remembers to send them its
+        /// unavailable presence at the end; one more gets `policy-violation`.
+        /// Key `max_directed_presence`, default 100, from 1 to 100000.
+        public var maxDirectedPresence = 100
         /// Most sessions (resources) one account may have bound at once,
         /// detached stream management sessions included; binding one more gets
         /// `resource-constraint` (RFC 6120 §7.6.2.1). Each resource multiplies

@@ -42,6 +42,14 @@ enum PresenceBroadcast {
         case .available, .unavailable:
             guard let recipient else { return broadcast(presence, from: session) }
             if Blocking.refuses(element, to: recipient, from: session) { return }
+            let limit = session.server.config.limits.maxDirectedPresence
+            if type == .available, !session.directedPresence.contains(recipient),
+                session.directedPresence.count >= limit
+            {
+                let error = StanzaError(.policyViolation, text: "directed presence goes to at most \(limit) entities")
+                if let reply = presence.errorReply(error) { session.send(reply) }
+                return
+            }
             forward(element, to: recipient, server: session.server)
             if type == .available { session.directedPresence.insert(recipient) } else { session.directedPresence.remove(recipient) }
         }

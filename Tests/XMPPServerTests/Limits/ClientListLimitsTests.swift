@@ -60,3 +60,26 @@ import XMPPTestSupport
         #expect(kept?.elements.map(\.text) == ["juliet@localhost"])
     }
 }
+
+/// RFC 6121 §4.6: the entities a resource sent directed presence to are
+/// remembered, at most `max_directed_presence` of them.
+@Suite struct DirectedPresenceLimitTests {
+    @Test func directedPresenceBeyondTheLimitIsAPolicyViolation() throws {
+        var config = ServerConfig()
+        config.limits.maxDirectedPresence = 2
+        let (_, romeo, juliet) = try romeoAndJuliet(config: config)
+        romeo.send("<presence to='juliet@localhost/balcony'/>")
+        romeo.send("<presence to='nurse@localhost'/>")
+        romeo.send("<presence to='juliet@localhost/balcony'><show>away</show></presence>")  // already known
+        #expect(!romeo.receiveElements().contains { $0[attribute: "type"] == "error" })
+        romeo.send("<presence to='tybalt@localhost' id='third'/>")
+        let refused = romeo.receiveElements().first { $0[attribute: "id"] == "third" }
+        #expect(refused?[attribute: "type"] == "error")
+        #expect(refused?.errorCondition == "policy-violation")
+        // Going unavailable to one makes room for another.
+        romeo.send("<presence to='nurse@localhost' type='unavailable'/>")
+        romeo.send("<presence to='tybalt@localhost' id='again'/>")
+        #expect(!romeo.receiveElements().contains { $0[attribute: "id"] == "again" && $0[attribute: "type"] == "error" })
+        _ = juliet
+    }
+}
