@@ -20,11 +20,32 @@ public enum Demo {
         ("alice", "bob", "Hello Bob, from the demo."),
     ]
 
+    /// Why the demo will not start: its password is public, so anyone who
+    /// can reach the server could log in as the demo users.
+    public struct Refusal: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// Creates the demo accounts, rosters and waiting messages in
     /// `config`'s data directory; does nothing to accounts that exist.
-    public static func seed(_ config: ServerConfig) throws {
+    /// - Parameter passwordsMayBePublic: The user said the demo may listen
+    ///   beyond loopback, or join a data directory with other accounts.
+    /// - Throws: `Refusal` for either without `passwordsMayBePublic`.
+    public static func seed(_ config: ServerConfig, passwordsMayBePublic: Bool = false) throws {
+        let confirm = "; add --i-know-demo-passwords-are-public if that is what you want"
+        if !passwordsMayBePublic, let exposed = (config.listen + config.directTLSListen).first(where: { !$0.isLoopback }) {
+            throw Refusal(
+                description: "the demo would listen on \(exposed), where anyone who reaches it can log in as "
+                    + "alice, bob or carol with the password '\(password)'" + confirm)
+        }
         let storage = try Storage.open(directory: config.dataDirectory)
         defer { storage.shutdown() }
+        let others = try storage.perform { try $0.accounts.usernames() }.filter { name in !users.contains { $0.0 == name } }
+        if !passwordsMayBePublic, let other = others.first {
+            throw Refusal(
+                description: "\(config.dataDirectory) holds other accounts (\(other)@\(config.domain)); the demo "
+                    + "accounts' password '\(password)' is public" + confirm)
+        }
         let domain = config.domain
         let credentials = try StoredAccounts.credentials(for: password, iterations: config.authentication.scramIterations)
         let now = Int(Date().timeIntervalSince1970 * 1000)

@@ -17,7 +17,8 @@ let usage = """
                                        "swiftlet"), already contacts, with messages waiting;
                                        data in a temporary directory unless --data-dir is
                                        given; loopback only unless --listen says otherwise
-                                       (e.g. --listen 0.0.0.0:5222 for a phone on the LAN).
+                                       (e.g. --listen 0.0.0.0:5222 for a phone on the LAN,
+                                       with --i-know-demo-passwords-are-public).
       swiftletd check-config [OPTIONS] Print the settings in force and why.
       swiftletd adduser USER [OPTIONS] Create an account; the password is read
                                        from the terminal, or from standard input.
@@ -105,7 +106,7 @@ func runDemo() {
     }
     defer { if isTemporary { try? FileManager.default.removeItem(atPath: demoConfig.dataDirectory) } }
     do {
-        try Demo.seed(demoConfig)
+        try Demo.seed(demoConfig, passwordsMayBePublic: options.demoPasswordsMayBePublic)
         let server = try Server(config: demoConfig, log: Logger(level: demoConfig.logLevel))
         let addresses = try server.start()
         let exposed = demoConfig.listen.contains { !$0.isLoopback }
@@ -116,6 +117,9 @@ func runDemo() {
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         server.installSignalHandlers()
         server.waitUntilStopped()
+    } catch let refusal as Demo.Refusal {
+        if isTemporary { try? FileManager.default.removeItem(atPath: demoConfig.dataDirectory) }
+        fail("will not start the demo: \(refusal)", status: 64)
     } catch {
         if isTemporary { try? FileManager.default.removeItem(atPath: demoConfig.dataDirectory) }
         fail("cannot start the demo: \(error)", status: 74)

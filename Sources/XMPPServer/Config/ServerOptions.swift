@@ -15,6 +15,9 @@ public struct ServerOptions: Sendable, Equatable {
     public var overrides: [ConfigOverride] = []
     /// The other arguments, in order.
     public var arguments: [String] = []
+    /// `--i-know-demo-passwords-are-public`: lets `demo` listen beyond
+    /// loopback, or seed into a data directory with other accounts.
+    public var demoPasswordsMayBePublic = false
 
     /// The options' help lines, for the usage text.
     public static let help = """
@@ -26,6 +29,9 @@ public struct ServerOptions: Sendable, Equatable {
                             several (key http_listen).
           --data-dir PATH   The data directory (key data_directory).
           --tls POLICY      auto, required or optional (key tls).
+          --i-know-demo-passwords-are-public
+                            Let demo listen beyond loopback, or add its accounts
+                            to a data directory that has others.
         """
 
     /// The options that set a config key, and that key.
@@ -52,6 +58,10 @@ public struct ServerOptions: Sendable, Equatable {
             }
             guard argument.hasPrefix("-"), argument != "-" else {
                 options.arguments.append(argument)
+                continue
+            }
+            if argument == "--i-know-demo-passwords-are-public" {
+                options.demoPasswordsMayBePublic = true
                 continue
             }
             let name = String(argument.prefix { $0 != "=" })
