@@ -72,6 +72,12 @@ public final class XMLStreamParser {
     private var bytesFed = 0
     /// Where the unit being parsed (a stanza, or the header) began.
     private var unitStart = 0
+    /// Bytes the unit being parsed grows by when serialized again: our
+    /// serializer declares a namespace on each element that leaves its
+    /// parent's (and on each element with a namespaced attribute), where
+    /// the peer may have bound a long one to a prefix once. Counted against
+    /// `maxStanzaSize`, so that what we write stays linear in what we read.
+    private var namespaceOverhead = 0
     /// Where the last construct Expat reported ended: what follows is a
     /// token Expat has not finished.
     private var lastEventEnd = 0
@@ -120,6 +126,7 @@ public final class XMLStreamParser {
         pendingDeclarations = []
         bytesFed = 0
         unitStart = 0
+        namespaceOverhead = 0
         lastEventEnd = 0
         namespaces = NamespaceTable()
     }
@@ -215,6 +222,13 @@ public final class XMLStreamParser {
         for index in 0..<count {
             let (attributeNamespace, attributeName) = splitName(attributes[2 * index]!)
             parsed.append(Attribute(attributeName, namespace: attributeNamespace, String(cString: attributes[2 * index + 1]!)))
+            if !attributeNamespace.isEmpty, attributeNamespace != NS.xml {
+                namespaceOverhead += attributeNamespace.utf8.count + 16
+            }
+        }
+        if let parent = stack.last, parent.namespace != namespace { namespaceOverhead += namespace.utf8.count + 10 }
+        guard end - unitStart + namespaceOverhead <= limits.maxStanzaSize else {
+            return fail(.policyViolation, "stanza larger than \(limits.maxStanzaSize) bytes once its namespaces are written out")
         }
         if !streamOpened {
             openStream(name: name, namespace: namespace, attributes: parsed, end: end)
@@ -240,6 +254,7 @@ public final class XMLStreamParser {
         }
         events.append(.streamOpen(header))
         unitStart = end
+        namespaceOverhead = 0
     }
 
     fileprivate func endElement() {
@@ -255,6 +270,7 @@ public final class XMLStreamParser {
                 return fail(.policyViolation, "stanza larger than \(limits.maxStanzaSize) bytes")
             }
             unitStart = end
+            namespaceOverhead = 0
             events.append(.element(element))
         } else {
             stack[stack.count - 1].children.append(.element(element))

@@ -333,8 +333,9 @@ public struct ServerConfig: Sendable, Equatable {
         public var defaultRule = ArchivePreferences.Default.always
         /// How long archived messages are kept, or `nil` for ever; older
         /// ones are deleted at start and every hour. Key `mam_retention`,
-        /// default `forever`, at least 1h.
-        public var retention: Duration?
+        /// default 365d (anyone can add to a user's archive by writing to
+        /// them, so it must not grow for ever unless asked to), at least 1h.
+        public var retention: Duration? = .seconds(365 * 86_400)
     }
 
     /// A rate limit per client IP address: at most `count` events per

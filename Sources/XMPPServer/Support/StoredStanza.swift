@@ -20,11 +20,15 @@ enum StoredStanza {
     /// limited only by its length. The stream's limits guard memory a peer
     /// makes the server hold and Expat's rescans of a token trickled in
     /// byte by byte; here the text is in memory already and fed at once, so
-    /// a token is rescanned once per 64 KiB slice at most. Depth keeps the
-    /// stream's bound, since serializing never nests deeper.
+    /// a token is rescanned once per 64 KiB slice at most. The stanza size
+    /// is bounded by twice the length, since the parser also counts the
+    /// namespace declarations that writing the stanza out again costs, and
+    /// the stored text holds those already. Depth keeps the stream's bound,
+    /// since serializing never nests deeper.
     static func parse(_ xml: String) -> Element? {
         let bound = streamOpening.utf8.count + xml.utf8.count
-        let parser = XMLStreamParser(limits: .init(maxStanzaSize: bound, maxAttributes: bound, maxTokenSize: bound))
+        let parser = XMLStreamParser(
+            limits: .init(maxStanzaSize: 2 * bound, maxAttributes: bound, maxTokenSize: bound))
         _ = parser.feed(streamOpening)
         guard case .element(let element)? = parser.feed(xml).first else { return nil }
         return element

@@ -88,6 +88,28 @@ let clientHeader = """
         #expect(byteByByte == whole)
     }
 
+    /// A long namespace bound to a prefix once and used by many small
+    /// elements or attributes would be declared again on each of them when
+    /// the stanza is written out: that growth counts against the stanza
+    /// limit, so output stays linear in input.
+    @Test(arguments: ["<p:b/>", "<b p:a=''/>"])
+    func namespacesWrittenOutCountAgainstTheStanzaLimit(_ use: String) throws {
+        let parser = XMLStreamParser(limits: .init(maxStanzaSize: 64 << 10))
+        _ = parser.feed("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
+        let long = "urn:" + String(repeating: "n", count: 4000)
+        let uses = String(repeating: use, count: 100)  // 600 bytes on the wire, ~400 KB written out
+        let events = parser.feed("<message><x xmlns:p='\(long)'>\(uses)</x></message>")
+        guard case .error(let error)? = events.last else { Issue.record("accepted: \(events)"); return }
+        #expect(error.kind == .policyViolation)
+
+        let fits = XMLStreamParser(limits: .init(maxStanzaSize: 64 << 10))
+        _ = fits.feed("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
+        let few = String(repeating: use, count: 5)
+        guard case .element(let element)? = fits.feed("<message><x xmlns:p='\(long)'>\(few)</x></message>").first
+        else { Issue.record("a stanza within the limit was refused"); return }
+        #expect(try XMLSerializer.bytes(element).count <= 64 << 10)
+    }
+
     @Test func whitespaceBetweenStanzasIsAKeepaliveNotAnError() {
         let parser = XMLStreamParser()
         _ = parser.feed(clientHeader)

@@ -33,7 +33,7 @@ import Testing
         #expect(config.timeouts.keepaliveInterval == .seconds(60))
         #expect(config.limits.maxStanzaSize == 1_048_576)
         #expect(config.limits.maxStanzaSizeUnauthenticated == 16_384)
-        #expect(config.archive == ServerConfig.Archive(enabled: true, defaultRule: .always, retention: nil))
+        #expect(config.archive == ServerConfig.Archive(enabled: true, defaultRule: .always, retention: .seconds(365 * 86_400)))
         #expect(try config.validated() == config)
     }
 
