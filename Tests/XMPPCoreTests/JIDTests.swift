@@ -142,6 +142,9 @@ import Testing
         ("\u{301}a.example", JIDError(.domainpart, .contextRule("\u{301}"))),
         ("xn--9.example", JIDError(.domainpart, .invalidALabel("xn--9"))),
         ("xn--ls8h.example", JIDError(.domainpart, .disallowed("\u{1F4A9}"))),
+        // A-labels are DNS labels: 63 octets at most (this one would decode).
+        ("xn--" + String(repeating: "a", count: 59) + "-kva.example",
+         JIDError(.domainpart, .invalidALabel("xn--" + String(repeating: "a", count: 59) + "-kva"))),
         ("256.0.0.1", JIDError(.domainpart, .invalidIPLiteral("256.0.0.1"))),
         ("1.2.3", JIDError(.domainpart, .invalidIPLiteral("1.2.3"))),
         ("01.2.3.4", JIDError(.domainpart, .invalidIPLiteral("01.2.3.4"))),

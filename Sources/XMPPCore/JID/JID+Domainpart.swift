@@ -137,10 +137,13 @@ extension JID {
     }
 
     /// Decodes an A-label and checks that the result is a U-label in the
-    /// form preparation would produce (lowercase, NFC).
+    /// form preparation would produce (lowercase, NFC). An A-label is a DNS
+    /// label, at most 63 octets (RFC 5890 §2.3.2.1, RFC 1035 §2.3.4), which
+    /// also bounds Punycode decoding, whose inserts cost time quadratic in
+    /// the label's length.
     private static func uLabel(fromALabel label: Substring) throws(JIDError) -> String {
         let invalid = JIDError(.domainpart, .invalidALabel(String(label)))
-        guard let decoded = Punycode.decode(label.dropFirst(4)),
+        guard label.utf8.count <= 63, let decoded = Punycode.decode(label.dropFirst(4)),
             decoded.unicodeScalars.contains(where: { !$0.isASCII })
         else { throw invalid }
         let prepared = PRECIS.widthAndCaseMapped(decoded[...]).precomposedStringWithCanonicalMapping
