@@ -28,6 +28,10 @@ struct HeldPresence {
     /// More senders than this and everything held is sent: a large roster
     /// coming online should not grow the hold without bound.
     static let limit = 200
+    /// The most a presence held may weigh (its names, attributes and
+    /// text), so that the hold stays within `limit` times this: presence
+    /// with a large payload goes out at once.
+    static let maxHeldSize = 16 << 10
 
     private var order: [String] = []
     private var latest: [String: Element] = [:]
@@ -40,7 +44,8 @@ struct HeldPresence {
     static func canHold(_ element: Element) -> Bool {
         guard element.name == "presence", element.namespace == NS.client else { return false }
         let type = element[attribute: "type"]
-        return type == nil || type == "unavailable"
+        var budget = maxHeldSize
+        return (type == nil || type == "unavailable") && element.fits(in: &budget)
     }
 
     /// Keeps `presence`, replacing an earlier one from the same sender.
@@ -77,5 +82,24 @@ extension ClientSession {
     func releaseHeldPresence() {
         guard !heldPresence.isEmpty else { return }
         for presence in heldPresence.take() { send(presence) }
+    }
+}
+
+extension Element {
+    /// Whether the element's names, attributes and text add up to at most
+    /// `budget` bytes; stops as soon as they do not, so the cost is bounded
+    /// by the budget rather than the element.
+    fileprivate func fits(in budget: inout Int) -> Bool {
+        budget -= name.utf8.count + namespace.utf8.count
+        for attribute in attributes { budget -= attribute.name.utf8.count + attribute.value.utf8.count }
+        guard budget >= 0 else { return false }
+        for child in children {
+            switch child {
+            case .element(let element): guard element.fits(in: &budget) else { return false }
+            case .text(let text): budget -= text.utf8.count
+            }
+            guard budget >= 0 else { return false }
+        }
+        return true
     }
 }

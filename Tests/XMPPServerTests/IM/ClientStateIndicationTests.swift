@@ -31,6 +31,20 @@ import XMPPTestSupport
         #expect(presenceFrom(romeo.receiveElements()).first?[attribute: "type"] == "unavailable")
     }
 
+    /// The hold is bounded in bytes too: a presence heavier than
+    /// `HeldPresence.maxHeldSize` goes out at once, after what was held.
+    @Test func largePresenceIsNotHeld() throws {
+        let (_, romeo, juliet) = try romeoAndJulietAsContacts()
+        romeo.send("<inactive xmlns='urn:xmpp:csi:0'/>")
+        juliet.send("<presence><show>away</show></presence>")
+        #expect(presenceFrom(romeo.receiveElements()).isEmpty)
+        let status = String(repeating: "s", count: HeldPresence.maxHeldSize)
+        juliet.send("<presence><status>\(status)</status></presence>")
+        let delivered = presenceFrom(romeo.receiveElements())
+        #expect(delivered.map { $0.childText("show") } == ["away", nil])
+        #expect(delivered.last?.childText("status")?.count == status.count)
+    }
+
     @Test func subscriptionRequestsAreNotHeld() throws {
         let (server, romeo, _) = try romeoAndJulietAsContacts()
         try server.addUser("mercutio", password: "pw")
