@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import XMPPClient
 import XMPPCore
+import XMPPServer
 import XMPPTestSupport
 
 /// Carbons and profiles (vCard, avatar hash) through the client kit.
@@ -199,6 +200,39 @@ struct ClientFileSharingTests {
             #expect(url.hasSuffix(file.lastPathComponent))
             #expect(try await bob.download(url) == bytes)
             await #expect(throws: XMPPClientError.self) { try await bob.download(url + "-missing") }
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("over HTTPS, the pinned certificate is trusted for the account's server only, not for a contact's host")
+    func pinnedCertificateOnlyForTheOwnServer() async throws {
+        let secondHost = "127.0.0.2"
+        try await ServerFixture.run(configure: {
+            $0.http.tlsListen = [ListenAddress("127.0.0.1:0")!, ListenAddress("\(secondHost):0")!]
+        }) { server in
+            let (alice, _, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            let bytes = Array("a picture".utf8)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("pin-\(UUID()).jpg")
+            try Data(bytes).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let id = try await alice.sendFile(file, to: try JID("bob@localhost"))
+            let message = try await bobEvents.first("the file message") {
+                if case .message(let m) = $0, m.id == id { m } else { nil }
+            }
+            let url = try #require(message.attachmentURL)
+            #expect(url.hasPrefix("https://localhost:"))
+            #expect(try await bob.download(url) == bytes, "the account's domain: the pin holds")
+            // The same server's certificate under a name that is not the
+            // account's: only the system roots can vouch for it.
+            let port = try #require(server.server.httpAddresses.last?.port)
+            let path = url.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" }
+            do throws(XMPPClientError) {
+                _ = try await bob.download("https://\(secondHost):\(port)\(path)")
+                Issue.record("another host was trusted through the account's pinned certificate")
+            } catch {
+                if case .tls = error {} else { Issue.record("expected a TLS failure, got \(error)") }
+            }
             await alice.disconnect()
             await bob.disconnect()
         }
