@@ -33,6 +33,57 @@ struct ClientExtensionTests {
         }
     }
 
+    @Test("a contact's own delay stamps do not backdate its message: it is stamped and archived on arrival")
+    func contactsDelayStampIgnored() async throws {
+        try await ServerFixture.run { server in
+            let (alice, aliceEvents, bob, _) = try await ClientIMTests.friends(on: server)
+            let bobJID = try JID("bob@localhost")
+            try await alice.send("first", to: bobJID)
+            let sent = Date()
+            var message = Message(type: .chat, to: try JID("alice@localhost"), id: "backdated", body: "second")
+            for from in ["bob@localhost/b", nil] {
+                var delay = Element("delay", namespace: NS.delay, attributes: ["stamp": "2001-01-01T00:00:00Z"])
+                delay[attribute: "from"] = from
+                message.element.append(delay)
+            }
+            await bob.send(message.element)
+            let received = try await aliceEvents.first("the backdated message") {
+                if case .message(let m) = $0, m.id == "backdated" { m } else { nil }
+            }
+            #expect(!received.isDelayed)
+            #expect(received.timestamp >= sent.addingTimeInterval(-0.001))
+            let archived = try await alice.conversation(with: bobJID)
+            #expect(archived.map(\.body) == ["first", "second"])
+            let archivedStamp = try #require(archived.last?.timestamp)
+            #expect(abs(archivedStamp.timeIntervalSince(received.timestamp)) < 0.01)
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("a stamp our own account put on a message another of our resources sent is kept (carbons)")
+    func ownDelayStampOnSentCarbonKept() async throws {
+        try await ServerFixture.run { server in
+            let (alice, _, bob, _) = try await ClientIMTests.friends(on: server)
+            let tablet = try XMPPClient(configuration: server.configuration("alice", resource: "tablet"))
+            let tabletEvents = EventRecorder(tablet)
+            try await tablet.connect()
+            let stamp = "2001-01-01T00:00:00Z"
+            var message = Message(type: .chat, to: try JID("bob@localhost"), id: "queued", body: "written offline")
+            message.element.append(
+                Element("delay", namespace: NS.delay, attributes: ["from": "alice@localhost/a", "stamp": stamp]))
+            await alice.send(message.element)
+            let copy = try await tabletEvents.first("the sent carbon") {
+                if case .message(let m) = $0, m.id == "queued" { m } else { nil }
+            }
+            #expect(copy.sentByUs && copy.isDelayed)
+            #expect(copy.timestamp == XMPPClient.parseStamp(stamp))
+            await tablet.disconnect()
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
     @Test("a carbon from someone other than our own account is ignored")
     func forgedCarbonIgnored() async throws {
         try await ServerFixture.run { server in
