@@ -68,18 +68,60 @@ public struct ClientConfiguration: Sendable {
         self.init(jid: parsed, secret: .password(password))
     }
 
-    /// The TLS settings for the policy, checking the certificate against
-    /// the JID's domain (RFC 6125 takes the service's name, not the host
-    /// connected to).
+    /// The TLS settings for the XMPP stream, checking the certificate
+    /// against the JID's domain (RFC 6125 takes the service's name, not the
+    /// host connected to), which is also the SNI name.
     func tlsContext() throws(XMPPClientError) -> TLSContext {
-        let verification: TLSVerification =
-            switch tls {
-            case .requireValid: .requireValid(hostname: jid.domainpart)
-            case .pinned(let fingerprint): .pinned(fingerprint)
-            case .insecureAcceptAny: .insecureAcceptAny
-            }
+        try Self.context(.client(verification: verification(hostname: jid.domainpart), serverName: jid.domainpart))
+    }
+
+    /// The TLS settings for an HTTPS transfer to `host` (an upload or a
+    /// download, XEP-0363): the certificate is checked against the URL's
+    /// host (RFC 9110 §4.3.4), which is also the SNI name.
+    ///
+    /// ``tls`` applies as it is only to the account's own server: the JID's
+    /// domain, ``host``, or a host the server named itself (`namedByServer`,
+    /// a slot's PUT URL). A pinned fingerprint or `insecureAcceptAny` is an
+    /// exception the user made for that server's certificate and says
+    /// nothing about anyone else's, so any other host (such as a contact's
+    /// link) must present a certificate that chains to the system roots and
+    /// names it.
+    func httpsTLSConfiguration(host: String, namedByServer: Bool) -> TLSConfiguration {
+        let trustsAsAccountServer = namedByServer || isAccountServer(host)
+        return .client(
+            verification: trustsAsAccountServer ? verification(hostname: host) : .requireValid(hostname: host),
+            serverName: host)
+    }
+
+    /// ``httpsTLSConfiguration(host:namedByServer:)`` as a context.
+    func httpsTLSContext(host: String, namedByServer: Bool) throws(XMPPClientError) -> TLSContext {
+        try Self.context(httpsTLSConfiguration(host: host, namedByServer: namedByServer))
+    }
+
+    /// Whether `host` (a URL's, IPv6 without brackets) names the account's
+    /// server: the JID's domain or ``host``.
+    private func isAccountServer(_ host: String) -> Bool {
+        func normalized(_ name: String) -> String {
+            let lowered = name.lowercased()
+            return lowered.hasPrefix("[") && lowered.hasSuffix("]") ? String(lowered.dropFirst().dropLast()) : lowered
+        }
+        let candidate = normalized(host)
+        return [jid.domainpart, self.host].contains { $0.map(normalized) == candidate }
+    }
+
+    /// How ``tls`` checks a certificate that should name `hostname`.
+    private func verification(hostname: String) -> TLSVerification {
+        switch tls {
+        case .requireValid: .requireValid(hostname: hostname)
+        case .pinned(let fingerprint): .pinned(fingerprint)
+        case .insecureAcceptAny: .insecureAcceptAny
+        }
+    }
+
+    /// A context for `configuration`, its errors as `.tls`.
+    private static func context(_ configuration: TLSConfiguration) throws(XMPPClientError) -> TLSContext {
         do {
-            return try TLSContext(configuration: .client(verification: verification, serverName: jid.domainpart))
+            return try TLSContext(configuration: configuration)
         } catch {
             throw .tls("\(error)")
         }

@@ -60,9 +60,13 @@ public struct ReceivedMessage: Sendable, Hashable {
     /// The text.
     public var body: String
     /// When it was sent: the XEP-0203 delay stamp for a message the server
-    /// kept while the client was offline, else the arrival time.
+    /// kept while the client was offline, else the arrival time. A stamp
+    /// from the sender is not trusted (it could backdate the message); only
+    /// one from our server, or from our own account on a copy of what
+    /// another of our resources sent, is used.
     public var timestamp: Date
-    /// Whether the server held it for a while (offline storage).
+    /// Whether the timestamp is a trusted delay stamp: the server held the
+    /// message for a while (offline storage).
     public var isDelayed: Bool
     /// Whether another of our own resources sent it (a carbon copy,
     /// XEP-0280): `from` is that resource, `to` the contact.

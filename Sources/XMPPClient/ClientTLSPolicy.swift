@@ -16,10 +16,13 @@ public enum ClientTLSPolicy: Sendable, Hashable, LosslessStringConvertible {
     case requireValid
     /// The leaf certificate's SHA-256 fingerprint must be this one; for a
     /// server with a self-signed certificate whose fingerprint the user
-    /// checked.
+    /// checked. It vouches for that server only: an HTTPS transfer to any
+    /// other host needs a certificate valid for it, as with
+    /// ``requireValid``.
     case pinned(CertificateFingerprint)
     /// Any certificate is accepted: anyone on the path can read and change
-    /// the session. Only for local development.
+    /// the session. Only for local development; like ``pinned(_:)``, it
+    /// covers the account's server only.
     case insecureAcceptAny
 
     /// Parses the text form; `nil` for anything else, including a

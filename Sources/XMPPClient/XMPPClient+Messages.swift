@@ -69,7 +69,7 @@ extension XMPPClient {
     /// (`sentByUs`) one another of our resources sent.
     func handleChat(_ message: Message, sentByUs: Bool) {
         guard let from = message.from, let body = message.body else { return }
-        let stamp = message.element.child("delay", namespace: NS.delay)?[attribute: "stamp"].flatMap(Self.parseStamp)
+        let stamp = trustedDelayStamp(of: message, sentByUs: sentByUs)
         let received = ReceivedMessage(
             id: message.id ?? makeID(), from: from, to: message.to, type: message.type, body: body,
             timestamp: stamp ?? Date(), isDelayed: stamp != nil, sentByUs: sentByUs,
@@ -87,6 +87,25 @@ extension XMPPClient {
             guard isNew else { return }
         }
         broadcaster.publish(.message(received))
+    }
+
+    /// The XEP-0203 stamp of `message` if someone we trust put it there:
+    /// our server (`from` is our domain, as on offline messages) or, on a
+    /// copy of a message one of our resources sent, our own account. Any
+    /// other stamp, such as one a contact wrote, is ignored: it would let
+    /// the sender backdate the message in the local archive. Of several
+    /// trusted stamps the last counts, since a server appends its own after
+    /// whatever the sender put in.
+    func trustedDelayStamp(of message: Message, sentByUs: Bool) -> Date? {
+        let trusted = message.element.elements.last { delay in
+            guard delay.name == "delay", delay.namespace == NS.delay,
+                let from = delay[attribute: "from"].flatMap({ try? JID($0) })
+            else { return false }
+            let isOurServer = from.localpart == nil && from.resourcepart == nil
+                && from.domainpart == account.domainpart
+            return isOurServer || (sentByUs && from.bare == account)
+        }
+        return trusted?[attribute: "stamp"].flatMap(Self.parseStamp)
     }
 
     /// Archives `message`; false when it was already there (a duplicate).

@@ -23,9 +23,11 @@ extension XMPPClient {
         let name = file.lastPathComponent
         let type = contentType ?? Self.mediaType(ofFileNamed: name)
         let slot = try await requestUploadSlot(filename: name, size: data.count, contentType: type)
+        // The server named the PUT URL's host, so it is trusted as the server is.
         let put = try await HTTPTransfer.run(
             "PUT", slot.put, headers: slot.headers + [("Content-Type", type)], body: Array(data),
-            trust: configuration.tlsContext(), timeout: configuration.timeout + .seconds(data.count / (1 << 20)))
+            trust: { host throws(XMPPClientError) in try configuration.httpsTLSContext(host: host, namedByServer: true) },
+            timeout: configuration.timeout + .seconds(data.count / (1 << 20)))
         guard (200..<300).contains(put.status) else {
             throw .stanzaError(.undefinedCondition, text: "the upload was refused with HTTP status \(put.status)")
         }
@@ -44,12 +46,17 @@ extension XMPPClient {
         return id
     }
 
-    /// Fetches `url` (an attachment's) with the client's TLS trust policy.
+    /// Fetches `url` (an attachment's). An `https` URL's certificate must
+    /// name its host; the client's TLS policy applies only when that host
+    /// is the account's server, any other needs a certificate that chains
+    /// to the system roots (see ``ClientTLSPolicy``).
     /// - Throws: `.stanzaError` with the HTTP status when it is not 200,
-    ///   and connection errors.
+    ///   `.tls` for a certificate that is not trusted, and connection errors.
     public func download(_ url: String) async throws(XMPPClientError) -> [UInt8] {
         let response = try await HTTPTransfer.run(
-            "GET", url, trust: configuration.tlsContext(), timeout: configuration.timeout + .seconds(60))
+            "GET", url,
+            trust: { host throws(XMPPClientError) in try configuration.httpsTLSContext(host: host, namedByServer: false) },
+            timeout: configuration.timeout + .seconds(60))
         guard response.status == 200 else {
             throw .stanzaError(.itemNotFound, text: "HTTP status \(response.status) for \(url)")
         }

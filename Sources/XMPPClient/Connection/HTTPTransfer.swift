@@ -43,13 +43,14 @@ final class HTTPTransfer: TCPConnectionHandler, @unchecked Sendable {
     /// Sends `method` to `url` with `body` and `headers`, and returns the
     /// response once the server closes the connection.
     /// - Parameters:
-    ///   - trust: The TLS settings for an `https` URL.
+    ///   - trust: The TLS settings for an `https` URL, given its host (which
+    ///     the certificate must name and SNI carries).
     ///   - timeout: The longest the whole exchange may take.
     /// - Throws: `XMPPClientError` (`.invalidRequest` for a URL this cannot
     ///   fetch, `.cannotConnect`, `.tls`, `.timedOut`).
     static func run(
         _ method: String, _ url: String, headers: [(String, String)] = [], body: [UInt8] = [],
-        trust: TLSContext, timeout: Duration
+        trust: @Sendable (_ host: String) throws(XMPPClientError) -> TLSContext, timeout: Duration
     ) async throws(XMPPClientError) -> Response {
         guard let target = HTTPURL(url) else { throw .invalidRequest("not an http or https URL: \(url)") }
         var head = "\(method) \(target.path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\nConnection: close\r\n"
@@ -63,7 +64,8 @@ final class HTTPTransfer: TCPConnectionHandler, @unchecked Sendable {
             throw .cannotConnect(error.reason)
         }
         let transfer = HTTPTransfer(
-            loop: loop, request: Array((head + "\r\n").utf8) + body, tlsContext: target.isSecure ? trust : nil)
+            loop: loop, request: Array((head + "\r\n").utf8) + body,
+            tlsContext: target.isSecure ? try trust(target.host) : nil)
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 loop.execute { transfer.start(addresses[0], timeout: timeout, continuation) }

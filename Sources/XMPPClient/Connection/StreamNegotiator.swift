@@ -69,7 +69,7 @@ struct StreamNegotiator {
             throw .tls("the server refused STARTTLS")
         }
         do {
-            try await transport.startTLS(trust)
+            try await transport.startTLS(trust, eventsRead: reader.eventsRead)
         } catch let error as XMPPClientError {
             throw error
         } catch {

@@ -4,6 +4,8 @@ import XMPPCore
 /// stream can end into `XMPPClientError`s.
 struct StreamReader {
     private var iterator: AsyncThrowingStream<XMLStreamEvent, any Error>.AsyncIterator
+    /// How many events were taken from the transport so far.
+    private(set) var eventsRead = 0
 
     init(_ transport: StreamTransport) {
         iterator = transport.events.makeAsyncIterator()
@@ -23,6 +25,7 @@ struct StreamReader {
             throw .cannotConnect("\(error)")
         }
         guard let event else { throw .notConnected }
+        eventsRead += 1
         if case .element(let element) = event, let streamError = StreamError(element) {
             throw .streamError(streamError.condition, text: streamError.text)
         }

@@ -29,6 +29,8 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
     private var readTimer: EventLoop.Timer?
     /// Set when our side ends the connection, so it is reported as such.
     private var closeReason: XMPPClientError?
+    /// How many events went into `events` so far.
+    private var deliveredEvents = 0
 
     private init(loop: EventLoop) {
         self.loop = loop
@@ -106,11 +108,25 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
 
     /// Starts TLS on the open connection (after `<proceed/>`) and returns
     /// once the handshake is done and the certificate accepted.
-    func startTLS(_ context: TLSContext) async throws {
+    ///
+    /// RFC 6120 §5.4.3.3: after `<proceed/>` the server sends nothing until
+    /// the TLS handshake, so an event parsed beyond the `eventsRead` the
+    /// caller took (the last being `<proceed/>`) is plaintext that someone
+    /// on the path may have injected. It must not reach the secured stream:
+    /// the connection is dropped instead, and so are bytes of an
+    /// unfinished event (the parser is reset).
+    /// - Throws: `XMPPClientError.tls` for such plaintext or a failed
+    ///   handshake.
+    func startTLS(_ context: TLSContext, eventsRead: Int) async throws {
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             loop.execute {
                 guard let connection = self.connection, connection.isOpen else {
                     return done.resume(throwing: self.closeReason ?? XMPPClientError.notConnected)
+                }
+                guard self.deliveredEvents == eventsRead else {
+                    let error = XMPPClientError.tls("the server sent plaintext after <proceed/>")
+                    self.fail(error)
+                    return done.resume(throwing: error)
                 }
                 self.parser.reset()
                 let session = TLSSession(context: context)
@@ -185,6 +201,7 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
                 return fail(.streamError(.notWellFormed, text: "the server sent bad XML: \(error)"))
             }
             continuation.yield(event)
+            deliveredEvents += 1
         }
     }
 

@@ -297,7 +297,8 @@ public struct ServerConfig: Sendable, Equatable {
         /// from 1KiB to 64GiB.
         public var maxFileSize = 100 << 20
         /// Most bytes one user may keep uploaded (files not yet expired,
-        /// and slots handed out but not used yet). Key `upload_quota`,
+        /// and slots handed out but not used yet, each counted as at least
+        /// `UploadRecord.minimumQuotaCharge`). Key `upload_quota`,
         /// default 1GiB, from `upload_max_size` to 1TiB.
         public var quota = 1 << 30
         /// How long a slot's PUT URL stays valid. Key

@@ -14,13 +14,22 @@ import XMPPStorage
 /// | `<request filename size content-type/>` in `urn:xmpp:http:upload:0` (§4) | `<slot><put url/><get url/></slot>` |
 /// | `<request><filename/><size/><content-type/></request>` in `urn:xmpp:http:upload` (XEP-0363 0.2, XMPPFramework) | the same in that namespace, URLs in `url=` (XMPPFRAMEWORK.md §12) |
 /// | a file over `upload_max_size`              | `not-acceptable` with `<file-too-large><max-file-size/>` (§5) |
-/// | a file over what is left of `upload_quota` | `resource-constraint` (wait)                   |
+/// | a file over what is left of `upload_quota` (each slot counts at least 4 KiB) | `resource-constraint` (wait) |
 /// | a bad file name, size or content type      | `bad-request`                                  |
 /// | before authentication                      | `forbidden`                                    |
 /// | `upload = no`                              | `service-unavailable` (the address stays local) |
 ///
 /// The server's disco#items lists the service (§3: "A user's server SHOULD
 /// include any known entities that provide such services").
+///
+/// Empty files (size 0) get a slot like any other: they are rare but
+/// legitimate (an empty note, a placeholder), and a client that shares
+/// whatever file its user picks would otherwise fail on them. What made
+/// them a risk was that they cost no quota while each takes a directory
+/// and a file on disk; every slot, empty or small, now counts at least
+/// one filesystem block toward `upload_quota`
+/// (`UploadRecord.minimumQuotaCharge`), which bounds the files a user can
+/// make.
 public struct HTTPUpload: ServerFeature {
     /// The name in disco.
     static let name = "HTTP File Upload"
@@ -126,7 +135,7 @@ public struct HTTPUpload: ServerFeature {
                 request.fail(
                     StanzaError(
                         .resourceConstraint, type: .wait,
-                        text: "upload quota reached: \(used) of \(quota) bytes in use, \(record.size) more asked for"))
+                        text: "upload quota reached: \(used) of \(quota) bytes in use, \(record.quotaCharge) more needed"))
             case .failure(let error):
                 session.log.error("reserving an upload slot failed: \(error)")
                 request.fail(StanzaError(.internalServerError))

@@ -56,18 +56,28 @@ struct UploadFiles: Sendable {
     }
 
     /// Makes the part file the slot's file: flushes it to disk, closes it,
-    /// creates `uploads/<slot>/` and renames the part file into it. Slow
+    /// creates `uploads/<slot>/`, links the part file in under the file's
+    /// name and removes the part's name, then flushes both directories, so
+    /// that once this returns the file survives a power loss. Slow
     /// (`fsync`): call off the event loop.
     ///
-    /// The corresponding C functions are `fsync`, `close`, `mkdir` and `rename`.
+    /// `link`, unlike `rename`, never replaces a file: a second upload that
+    /// reaches this point for a completed slot fails with `EEXIST`, its
+    /// part file removed, and the completed file stays as it was.
+    ///
+    /// - Throws: `UploadFileError`; `EEXIST` when the slot's file exists.
+    /// The corresponding C functions are `fsync`, `close`, `mkdir`, `link`
+    /// and `unlink`.
     func complete(_ slot: String, _ filename: String, descriptor: Int32) throws(UploadFileError) {
         let synced = fsync(descriptor) == 0 ? 0 : errno
         Self.closeDescriptor(descriptor)
         if synced != 0 { throw UploadFileError("flush the file to disk", errno: synced) }
         try Self.makeDirectory(directory(of: slot))
-        guard rename(partPath(of: slot), path(of: slot, filename)) == 0 else {
-            throw UploadFileError("move the file into place", errno: errno)
-        }
+        let linked = link(partPath(of: slot), path(of: slot, filename)) == 0 ? 0 : errno
+        unlink(partPath(of: slot))
+        if linked != 0 { throw UploadFileError("move the file into place", errno: linked) }
+        try Self.syncDirectory(directory(of: slot))
+        try Self.syncDirectory(root)
     }
 
     /// Closes and deletes an unfinished upload's part file.
@@ -155,6 +165,18 @@ struct UploadFiles: Sendable {
         guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
             throw UploadFileError("create the directory \(path)", errno: errno)
         }
+    }
+
+    /// Flushes `directory`'s entries to disk: files created, linked or
+    /// removed in it stay so after a crash.
+    ///
+    /// The corresponding C functions are `open` and `fsync`.
+    private static func syncDirectory(_ directory: String) throws(UploadFileError) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw UploadFileError("open the directory \(directory)", errno: errno) }
+        let synced = fsync(fd) == 0 ? 0 : errno
+        closeDescriptor(fd)
+        if synced != 0 { throw UploadFileError("flush the directory \(directory) to disk", errno: synced) }
     }
 
     /// The names in `directory` but `.` and `..`; empty if it cannot be read.

@@ -33,6 +33,9 @@ final class UploadHTTPResponder: HTTPResponder {
         self.service = service
     }
 
+    /// Why a PUT to a completed slot is refused.
+    static let alreadyUploaded = "this file was uploaded already"
+
     /// Sent with every answer: uploads and downloads from web clients.
     private static let cors = [(name: "Access-Control-Allow-Origin", value: "*")]
 
@@ -114,10 +117,10 @@ final class UploadHTTPResponder: HTTPResponder {
         case .valid:
             break
         }
+        // The part file first, then the check: an upload that completes
+        // in between has published its file by the time the part file can
+        // be created again, so the check sees it.
         let files = service.files
-        guard !files.isComplete(slot, filename) else {
-            return refuse(connection, .conflict, "this file was uploaded already")
-        }
         let descriptor: Int32
         do {
             descriptor = try files.createPart(of: slot)
@@ -126,6 +129,10 @@ final class UploadHTTPResponder: HTTPResponder {
         } catch {
             server.log.error("upload to slot \(slot): \(error)")
             return refuse(connection, .internalServerError, "the file cannot be stored")
+        }
+        guard !files.isComplete(slot, filename) else {
+            files.discardPart(of: slot, descriptor: descriptor)
+            return refuse(connection, .conflict, Self.alreadyUploaded)
         }
         connection.receiveBody(
             into: UploadSink(slot: slot, filename: filename, descriptor: descriptor, server: server, files: files))
@@ -184,7 +191,7 @@ final class UploadHTTPResponder: HTTPResponder {
 
 /// An upload's body on its way to disk: written into the slot's part file
 /// as it arrives, then (off the loop, since `fsync` is slow) flushed and
-/// renamed into place, then recorded as uploaded.
+/// linked into place, then recorded as uploaded.
 final class UploadSink: HTTPBodySink {
     private let slot: String
     private let filename: String
@@ -213,8 +220,10 @@ final class UploadSink: HTTPBodySink {
         let log = server.log
         let waiting = LoopBound((completion, server), on: server.loop)
         DispatchQueue.global().async {
-            do {
+            do throws(UploadFileError) {
                 try files.complete(slot, filename, descriptor: descriptor)
+            } catch where error.errno == EEXIST {
+                return waiting.execute { $0.0(.text(.conflict, UploadHTTPResponder.alreadyUploaded)) }
             } catch {
                 log.error("upload to slot \(slot): \(error)")
                 files.remove(slot)

@@ -15,7 +15,7 @@ public final class InMemoryUploadStore: UploadStore, AccountScopedStore {
             throw UnknownAccountError(username: record.owner)
         }
         let used = usage(of: record.owner)
-        guard used + record.size <= quota else { return used }
+        guard used + record.quotaCharge <= quota else { return used }
         records[record.slotID] = record
         return nil
     }
@@ -32,7 +32,7 @@ public final class InMemoryUploadStore: UploadStore, AccountScopedStore {
 
     public func usage(of username: String) -> Int {
         let owner = Array(username.utf8)
-        return records.values.reduce(0) { $0 + (Array($1.owner.utf8) == owner ? $1.size : 0) }
+        return records.values.reduce(0) { $0 + (Array($1.owner.utf8) == owner ? $1.quotaCharge : 0) }
     }
 
     public func slots(of username: String) -> [String] {

@@ -17,7 +17,7 @@ public final class SQLiteUploadStore: UploadStore {
                 throw UnknownAccountError(username: record.owner)
             }
             let used = try usage(accountID: accountID)
-            guard used + record.size <= quota else { return used }
+            guard used + record.quotaCharge <= quota else { return used }
             try database.run(
                 """
                 INSERT INTO uploads (slot_id, account_id, filename, size, content_type, created, uploaded)
@@ -68,8 +68,9 @@ public final class SQLiteUploadStore: UploadStore {
     }
 
     private func usage(accountID: Int64) throws -> Int {
-        try database.withCachedStatement("SELECT coalesce(sum(size), 0) FROM uploads WHERE account_id = ?") { statement in
-            try statement.bind(accountID)
+        let sql = "SELECT coalesce(sum(max(size, ?)), 0) FROM uploads WHERE account_id = ?"
+        return try database.withCachedStatement(sql) { statement in
+            try statement.bind(UploadRecord.minimumQuotaCharge, accountID)
             _ = try statement.step()
             return statement.int(at: 0)
         }

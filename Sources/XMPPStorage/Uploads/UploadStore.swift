@@ -17,6 +17,16 @@ public struct UploadRecord: Sendable, Hashable {
     /// Whether the file has arrived completely.
     public var isUploaded: Bool
 
+    /// The least a record counts toward its owner's quota, in bytes: one
+    /// filesystem block. Even an empty file takes a directory and a file
+    /// on disk; counted by size alone, small and empty files would be free
+    /// and a user could make inodes without bound.
+    public static let minimumQuotaCharge = 4096
+
+    /// What the record counts toward its owner's quota: its size, but at
+    /// least ``minimumQuotaCharge``.
+    public var quotaCharge: Int { max(size, Self.minimumQuotaCharge) }
+
     /// Creates a record.
     public init(
         slotID: String, owner: String, filename: String, size: Int, contentType: String, created: Int,
@@ -39,8 +49,9 @@ public struct UploadRecord: Sendable, Hashable {
 /// Deleting an account deletes its records (the files go with the next
 /// purge, which removes files that have no record).
 public protocol UploadStore: AnyObject {
-    /// Adds `record` unless its owner's records, with it, would hold more
-    /// than `quota` bytes.
+    /// Adds `record` unless its owner's records, with it, would be charged
+    /// more than `quota` bytes (each its `quotaCharge`), checked and added
+    /// in one step.
     ///
     /// - Returns: nil when added; otherwise the bytes the owner already
     ///   holds, for the error message.
@@ -54,7 +65,8 @@ public protocol UploadStore: AnyObject {
     /// record (it expired, or its account was deleted).
     func markUploaded(_ slotID: String) throws -> Bool
 
-    /// The bytes `username`'s records hold: uploaded files and unused slots.
+    /// The bytes `username`'s records are charged, uploaded files and
+    /// unused slots alike: the sum of their `quotaCharge`.
     func usage(of username: String) throws -> Int
 
     /// The slot ids of `username`'s records, so that their files can go

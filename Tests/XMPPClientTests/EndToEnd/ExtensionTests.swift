@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import XMPPClient
 import XMPPCore
+import XMPPServer
 import XMPPTestSupport
 
 /// Carbons and profiles (vCard, avatar hash) through the client kit.
@@ -26,6 +27,57 @@ struct ClientExtensionTests {
             let archived = try await tablet.conversation(with: bobJID)
             #expect(archived.map(\.isOutgoing) == [true])
             #expect(archived.map(\.body) == ["from the phone"])
+            await tablet.disconnect()
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("a contact's own delay stamps do not backdate its message: it is stamped and archived on arrival")
+    func contactsDelayStampIgnored() async throws {
+        try await ServerFixture.run { server in
+            let (alice, aliceEvents, bob, _) = try await ClientIMTests.friends(on: server)
+            let bobJID = try JID("bob@localhost")
+            try await alice.send("first", to: bobJID)
+            let sent = Date()
+            var message = Message(type: .chat, to: try JID("alice@localhost"), id: "backdated", body: "second")
+            for from in ["bob@localhost/b", nil] {
+                var delay = Element("delay", namespace: NS.delay, attributes: ["stamp": "2001-01-01T00:00:00Z"])
+                delay[attribute: "from"] = from
+                message.element.append(delay)
+            }
+            await bob.send(message.element)
+            let received = try await aliceEvents.first("the backdated message") {
+                if case .message(let m) = $0, m.id == "backdated" { m } else { nil }
+            }
+            #expect(!received.isDelayed)
+            #expect(received.timestamp >= sent.addingTimeInterval(-0.001))
+            let archived = try await alice.conversation(with: bobJID)
+            #expect(archived.map(\.body) == ["first", "second"])
+            let archivedStamp = try #require(archived.last?.timestamp)
+            #expect(abs(archivedStamp.timeIntervalSince(received.timestamp)) < 0.01)
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("a stamp our own account put on a message another of our resources sent is kept (carbons)")
+    func ownDelayStampOnSentCarbonKept() async throws {
+        try await ServerFixture.run { server in
+            let (alice, _, bob, _) = try await ClientIMTests.friends(on: server)
+            let tablet = try XMPPClient(configuration: server.configuration("alice", resource: "tablet"))
+            let tabletEvents = EventRecorder(tablet)
+            try await tablet.connect()
+            let stamp = "2001-01-01T00:00:00Z"
+            var message = Message(type: .chat, to: try JID("bob@localhost"), id: "queued", body: "written offline")
+            message.element.append(
+                Element("delay", namespace: NS.delay, attributes: ["from": "alice@localhost/a", "stamp": stamp]))
+            await alice.send(message.element)
+            let copy = try await tabletEvents.first("the sent carbon") {
+                if case .message(let m) = $0, m.id == "queued" { m } else { nil }
+            }
+            #expect(copy.sentByUs && copy.isDelayed)
+            #expect(copy.timestamp == XMPPClient.parseStamp(stamp))
             await tablet.disconnect()
             await alice.disconnect()
             await bob.disconnect()
@@ -199,6 +251,39 @@ struct ClientFileSharingTests {
             #expect(url.hasSuffix(file.lastPathComponent))
             #expect(try await bob.download(url) == bytes)
             await #expect(throws: XMPPClientError.self) { try await bob.download(url + "-missing") }
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("over HTTPS, the pinned certificate is trusted for the account's server only, not for a contact's host")
+    func pinnedCertificateOnlyForTheOwnServer() async throws {
+        let secondHost = "127.0.0.2"
+        try await ServerFixture.run(configure: {
+            $0.http.tlsListen = [ListenAddress("127.0.0.1:0")!, ListenAddress("\(secondHost):0")!]
+        }) { server in
+            let (alice, _, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            let bytes = Array("a picture".utf8)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("pin-\(UUID()).jpg")
+            try Data(bytes).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let id = try await alice.sendFile(file, to: try JID("bob@localhost"))
+            let message = try await bobEvents.first("the file message") {
+                if case .message(let m) = $0, m.id == id { m } else { nil }
+            }
+            let url = try #require(message.attachmentURL)
+            #expect(url.hasPrefix("https://localhost:"))
+            #expect(try await bob.download(url) == bytes, "the account's domain: the pin holds")
+            // The same server's certificate under a name that is not the
+            // account's: only the system roots can vouch for it.
+            let port = try #require(server.server.httpAddresses.last?.port)
+            let path = url.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" }
+            do throws(XMPPClientError) {
+                _ = try await bob.download("https://\(secondHost):\(port)\(path)")
+                Issue.record("another host was trusted through the account's pinned certificate")
+            } catch {
+                if case .tls = error {} else { Issue.record("expected a TLS failure, got \(error)") }
+            }
             await alice.disconnect()
             await bob.disconnect()
         }

@@ -26,9 +26,9 @@ struct TrickleReadTests {
             ("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0'>"
                 + stanza).utf8)
         let tail = head.count - 40  // the last 40 bytes, one write each
-        try write(head[..<tail], to: peer)
+        try LoopbackListener.write(head[..<tail], to: peer)
         for byte in head[tail...] {
-            try write([byte], to: peer)
+            try LoopbackListener.write([byte], to: peer)
             try await Task.sleep(for: .milliseconds(2))
         }
         let lastByteSent = ContinuousClock.now
@@ -64,52 +64,5 @@ struct TrickleReadTests {
             transport.abort(.timedOut)
             return first
         }
-    }
-
-    private func write(_ bytes: some Collection<UInt8>, to fd: Int32) throws {
-        let bytes = Array(bytes)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard written > 0 else { throw TestFailure("send: \(String(cString: strerror(errno)))") }
-            offset += written
-        }
-    }
-}
-
-/// A blocking listener on 127.0.0.1 and an ephemeral port, standing in for
-/// a server that writes whatever a test tells it to.
-private final class LoopbackListener {
-    let fd: Int32
-    let address: SocketAddress
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var storage = sockaddr_in()
-        storage.sin_family = sa_family_t(AF_INET)
-        storage.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0 && listen(fd, 1) == 0
-            }
-        }
-        guard listening, let address = SocketAddress("127.0.0.1:\(UInt16(bigEndian: storage.sin_port))") else {
-            close(fd)
-            throw TestFailure("cannot listen on 127.0.0.1")
-        }
-        self.fd = fd
-        self.address = address
-    }
-
-    deinit { close(fd) }
-
-    /// The next connection, with Nagle off so each write is a segment.
-    func accept() throws -> Int32 {
-        let peer = Glibc.accept(fd, nil, nil)
-        guard peer >= 0 else { throw TestFailure("accept: \(String(cString: strerror(errno)))") }
-        var noDelay: Int32 = 1
-        _ = setsockopt(peer, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        return peer
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import XMPPClient
 import XMPPCore
+
+@testable import XMPPClient
 
 /// `ClientTLSPolicy`'s text form, as `--tls` takes it.
 @Suite struct ClientTLSPolicyTests {
@@ -34,5 +35,44 @@ import XMPPCore
     ])
     func refusesAnythingElse(_ text: String) {
         #expect(ClientTLSPolicy(text) == nil)
+    }
+}
+
+/// Which certificate an HTTPS transfer (XEP-0363) accepts, and which name
+/// it sends as SNI: always the URL's host, with the pin only for the
+/// account's own server.
+@Suite struct HTTPSTrustTests {
+    private static func configuration(_ policy: ClientTLSPolicy) -> ClientConfiguration {
+        var configuration = ClientConfiguration(jid: try! JID("alice@example.com"), secret: .password("pw"))
+        configuration.host = "xmpp.example.com"
+        configuration.tls = policy
+        return configuration
+    }
+
+    @Test func aValidCertificateMustNameTheURLsHostNotTheJIDsDomain() {
+        let trust = Self.configuration(.requireValid)
+        for (host, namedByServer) in [("files.example.net", false), ("upload.example.com", true)] {
+            #expect(
+                trust.httpsTLSConfiguration(host: host, namedByServer: namedByServer)
+                    == .client(verification: .requireValid(hostname: host), serverName: host))
+        }
+    }
+
+    @Test(arguments: ["example.com", "XMPP.example.com", "upload.example.com"])
+    func thePinHoldsForTheAccountsServerAndHostsItNames(_ host: String) {
+        let trust = Self.configuration(.pinned(ClientTLSPolicyTests.fingerprint))
+        #expect(
+            trust.httpsTLSConfiguration(host: host, namedByServer: host.hasPrefix("upload"))
+                == .client(verification: .pinned(ClientTLSPolicyTests.fingerprint), serverName: host))
+    }
+
+    @Test(arguments: [ClientTLSPolicy.pinned(ClientTLSPolicyTests.fingerprint), .insecureAcceptAny])
+    func anyOtherHostNeedsACertificateValidForIt(_ policy: ClientTLSPolicy) {
+        let trust = Self.configuration(policy)
+        for host in ["files.example.net", "example.com.evil.net", "192.0.2.7"] {
+            #expect(
+                trust.httpsTLSConfiguration(host: host, namedByServer: false)
+                    == .client(verification: .requireValid(hostname: host), serverName: host))
+        }
     }
 }

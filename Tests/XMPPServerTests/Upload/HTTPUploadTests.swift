@@ -138,17 +138,30 @@ import XMPPTestSupport
 
     @Test func theQuotaCountsUploadsAndUnusedSlots() throws {
         let config = Self.config {
-            $0.upload.maxFileSize = 1000
-            $0.upload.quota = 2500
+            $0.upload.maxFileSize = 10_000
+            $0.upload.quota = 25_000
         }
         let (_, romeo, juliet) = try romeoAndJuliet(config: config)
-        #expect(request(romeo, size: "1000")?[attribute: "type"] == "result")
-        #expect(request(romeo, size: "1000")?[attribute: "type"] == "result")
-        let refused = try #require(request(romeo, size: "501"))
+        #expect(request(romeo, size: "10000")?[attribute: "type"] == "result")
+        #expect(request(romeo, size: "10000")?[attribute: "type"] == "result")
+        let refused = try #require(request(romeo, size: "5001"))
         #expect(refused.errorCondition == "resource-constraint")
         #expect(refused.child("error")?[attribute: "type"] == "wait")
-        #expect(request(romeo, size: "500")?[attribute: "type"] == "result", "exactly up to the quota")
-        #expect(request(juliet, size: "1000")?[attribute: "type"] == "result", "a quota per user")
+        #expect(request(romeo, size: "5000")?[attribute: "type"] == "result", "exactly up to the quota")
+        #expect(request(juliet, size: "10000")?[attribute: "type"] == "result", "a quota per user")
+    }
+
+    @Test func emptyFilesGetSlotsButEachCountsOneBlockTowardTheQuota() throws {
+        let config = Self.config {
+            $0.upload.maxFileSize = 8192
+            $0.upload.quota = 3 * 4096
+        }
+        let (_, romeo, _) = try romeoAndJuliet(config: config)
+        for _ in 0..<3 {
+            #expect(request(romeo, filename: "empty.txt", size: "0")?[attribute: "type"] == "result")
+        }
+        let refused = try #require(request(romeo, filename: "empty.txt", size: "0"))
+        #expect(refused.errorCondition == "resource-constraint")
     }
 
     @Test(arguments: [
