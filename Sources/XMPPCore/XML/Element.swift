@@ -119,12 +119,18 @@ extension Element {
 
     /// Removes the child elements named `name` in `namespace`.
     public mutating func removeChildren(_ name: String, namespace: String) {
-        children.removeAll {
-            if case .element(let element) = $0 {
-                element.name == name && element.namespace == namespace
-            } else {
-                false
-            }
+        removeChildren(named: name, namespace: namespace) { _ in true }
+    }
+
+    /// Removes the child elements `name` in `namespace` that `predicate`
+    /// accepts; copies nothing when there are none (the common case).
+    public mutating func removeChildren(
+        named name: String, namespace: String, where predicate: (Element) -> Bool
+    ) {
+        func matches(_ node: Node) -> Bool {
+            guard case .element(let element) = node else { return false }
+            return element.name == name && element.namespace == namespace && predicate(element)
         }
+        if children.contains(where: matches) { children.removeAll(where: matches) }
     }
 }

@@ -31,10 +31,23 @@ public final class Router: Sendable {
         self.domain = domain
     }
 
+    /// Removes `<delay/>` stamps (XEP-0203) in the server's name from a
+    /// client's stanza: only the server stamps a delay as itself (offline
+    /// storage), and clients trust such a stamp for when a message was
+    /// sent, so a contact must not be able to backdate one that way.
+    static func stripDelays(claimedBy domain: String, from element: inout Element) {
+        element.removeChildren(named: "delay", namespace: NS.delay) { delay in
+            guard let from = delay[attribute: "from"] else { return false }
+            guard let jid = try? JID(from) else { return true }
+            return jid.domainpart == domain && jid.localpart == nil
+        }
+    }
+
     /// Routes a stanza from a bound session.
     func route(_ element: Element, from session: ClientSession) {
         guard var stanza = Stanza(element), let sender = session.jid else { return }
         stanza.element[attribute: "from"] = sender.description
+        Self.stripDelays(claimedBy: domain, from: &stanza.element)
         let recipient: JID?
         do {
             recipient = try stanza.recipient()

@@ -169,3 +169,19 @@ import XMPPTestSupport
         #expect(server.context.sessions.count == 0)
     }
 }
+
+/// XEP-0203: a client cannot stamp a delay in the server's name, which
+/// receiving clients trust for when a message was sent.
+@Suite struct ForgedDelayTests {
+    @Test func aDelayClaimingTheServerIsRemovedOthersStay() throws {
+        let (_, romeo, juliet) = try romeoAndJulietAsContacts()
+        romeo.send(
+            "<message to='juliet@localhost' type='chat'><body>old?</body>"
+                + "<delay xmlns='urn:xmpp:delay' from='localhost' stamp='2001-01-01T00:00:00Z'/>"
+                + "<delay xmlns='urn:xmpp:delay' from='romeo@localhost/orchard' stamp='2002-02-02T00:00:00Z'/>"
+                + "<delay xmlns='urn:xmpp:delay' stamp='2003-03-03T00:00:00Z'/></message>")
+        let message = try #require(juliet.receiveElements().first { $0.name == "message" })
+        let stamps = message.elements.filter { $0.name == "delay" && $0.namespace == NS.delay }.map { $0[attribute: "stamp"] }
+        #expect(stamps == ["2002-02-02T00:00:00Z", "2003-03-03T00:00:00Z"])
+    }
+}

@@ -81,14 +81,10 @@ extension MessageArchive {
     /// only the server may assign those (XEP-0359 business rule 3), and a
     /// client must not plant one that another user's client would trust.
     static func stripStanzaIDs(claimedBy domain: String, from element: inout Element) {
-        func isClaimed(_ node: Node) -> Bool {
-            guard case .element(let child) = node, child.name == "stanza-id", child.namespace == NS.stanzaID else {
-                return false
-            }
-            guard let by = child[attribute: "by"], let jid = try? JID(by) else { return true }
+        element.removeChildren(named: "stanza-id", namespace: NS.stanzaID) { stanzaID in
+            guard let by = stanzaID[attribute: "by"], let jid = try? JID(by) else { return true }
             return jid.domainpart == domain
         }
-        if element.children.contains(where: isClaimed) { element.children.removeAll(where: isClaimed) }
     }
 }
 
