@@ -132,7 +132,9 @@ public final class Server: @unchecked Sendable {
         try upload.files.prepare()
         let http = HTTPServer(
             loop: loop, context: context, responder: UploadHTTPResponder(server: context, service: upload),
-            tlsContext: httpsContext)
+            tlsContext: httpsContext,
+            connectionLimits: ConnectionLimits(
+                maxTotal: connectionLimits.maxTotal, maxPerNetwork: connectionLimits.maxPerNetwork))
         httpServer = http
         httpAddresses = try http.start(plain: config.http.listen, secure: config.http.tlsListen)
         let plainCount = config.http.listen.count

@@ -14,9 +14,16 @@ final class HTTPServer {
     private let tlsContext: TLSContext?
     private var listeners: [TCPListener] = []
     private var connections: [ObjectIdentifier: HTTPConnectionAdapter] = [:]
+    /// Counts `connections`, apart from the XMPP ones but with the same
+    /// limits; a connection past them is closed at once.
+    private var connectionLimits: ConnectionLimits
     private var nextID = 1
 
-    init(loop: EventLoop, context: ServerContext, responder: any HTTPResponder, tlsContext: TLSContext?) {
+    init(
+        loop: EventLoop, context: ServerContext, responder: any HTTPResponder, tlsContext: TLSContext?,
+        connectionLimits: ConnectionLimits
+    ) {
+        self.connectionLimits = connectionLimits
         self.loop = loop
         self.context = context
         self.responder = responder
@@ -56,9 +63,17 @@ final class HTTPServer {
     }
 
     private func accept(_ connection: TCPConnection, secure: Bool) {
+        let peer = connection.remoteAddress
+        if let refusal = connectionLimits.admit(peer) {
+            context.log.notice("HTTP connection from \(peer) refused: \(refusal)")
+            return connection.close()
+        }
         let adapter = HTTPConnectionAdapter(connection: connection)
         let id = ObjectIdentifier(adapter)
-        adapter.onClose = { [unowned self] in self.connections[id] = nil }
+        adapter.onClose = { [unowned self] in
+            self.connections[id] = nil
+            self.connectionLimits.release(peer)
+        }
         connections[id] = adapter
         connection.handler = adapter
         let log = context.log.labelled("http#\(nextID) \(connection.remoteAddress)")
