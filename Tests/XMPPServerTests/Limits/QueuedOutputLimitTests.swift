@@ -7,12 +7,17 @@ import XMPPTestSupport
 /// queue output without bound: past `max_queued_output` its stream ends
 /// with `resource-constraint`, and everyone else is still served.
 @Suite struct QueuedOutputLimitTests {
-    @Test func aClientThatDoesNotReadIsDisconnectedWithResourceConstraint() throws {
+    /// 64 KiB of output may wait; stanzas are at most 16 KiB.
+    static let config = {
         var config = ServerConfig()
         config.limits.maxStanzaSizeUnauthenticated = 16 << 10
         config.limits.maxStanzaSize = 16 << 10
         config.limits.maxQueuedOutput = 64 << 10
-        let (server, romeo, juliet) = try romeoAndJuliet(config: config)
+        return config
+    }()
+
+    @Test func aClientThatDoesNotReadIsDisconnectedWithResourceConstraint() throws {
+        let (server, romeo, juliet) = try romeoAndJuliet(config: Self.config)
         let body = String(repeating: "x", count: 4000)
         // Romeo never reads: 40 messages of 4 KB pile up in his transport.
         for number in 1...40 {
@@ -28,11 +33,7 @@ import XMPPTestSupport
     }
 
     @Test func aClientThatReadsIsNeverCutOff() throws {
-        var config = ServerConfig()
-        config.limits.maxStanzaSizeUnauthenticated = 16 << 10
-        config.limits.maxStanzaSize = 16 << 10
-        config.limits.maxQueuedOutput = 64 << 10
-        let (_, romeo, juliet) = try romeoAndJuliet(config: config)
+        let (_, romeo, juliet) = try romeoAndJuliet(config: Self.config)
         let body = String(repeating: "x", count: 4000)
         var received = 0
         for number in 1...40 {
