@@ -94,4 +94,50 @@ import XMPPTestSupport
         #expect(romeo.receiveElements().contains { $0[attribute: "id"] == "p" })
         try server.connect().login("romeo", "new")
     }
+
+    /// Everything the account kept goes with it: whoever registers the
+    /// name next finds no vCard, PEP node, archive, offline message or
+    /// blocklist entry.
+    @Test func aNameRegisteredAgainFindsNothingOfTheOldAccount() throws {
+        let (server, romeo, juliet) = try archiveCouple()
+        romeo.send("<iq type='set' id='v'><vCard xmlns='vcard-temp'><FN>Romeo Montague</FN></vCard></iq>")
+        romeo.send(
+            "<iq type='set' id='p'><pubsub xmlns='http://jabber.org/protocol/pubsub'><publish node='urn:test:n'>"
+                + "<item id='i'><x xmlns='urn:test'/></item></publish></pubsub></iq>")
+        romeo.send("<iq type='set' id='b'><block xmlns='urn:xmpp:blocking'><item jid='tybalt@localhost'/></block></iq>")
+        romeo.send("<message to='juliet@localhost' type='chat'><body>archived</body></message>")
+        _ = romeo.receiveElements()
+        _ = juliet.receiveElements()
+        romeo.session.transportClosed()
+        juliet.send("<message to='romeo@localhost' type='chat'><body>kept offline</body></message>")
+        let leaving = server.connect()
+        try leaving.login("romeo", "pw", resource: "last")
+        leaving.send("<iq type='get' id='v'><vCard xmlns='vcard-temp'/></iq>")
+        leaving.send("<iq type='get' id='b'><blocklist xmlns='urn:xmpp:blocking'/></iq>")
+        let before = leaving.receiveElements()
+        #expect(before.first { $0[attribute: "id"] == "v" }?.child("vCard", namespace: NS.vcard)?.childText("FN") == "Romeo Montague")
+        #expect(before.first { $0[attribute: "id"] == "b" }?.child("blocklist", namespace: NS.blocking)?.elements.count == 1)
+        leaving.send(Self.remove)
+        _ = leaving.receiveElements()
+
+        let newcomer = server.connect()
+        try newcomer.openStream()
+        newcomer.send("<iq type='set' id='reg'><query xmlns='jabber:iq:register'><username>romeo</username><password>new</password></query></iq>")
+        #expect(try newcomer.receiveOne()[attribute: "type"] == "result")
+        try newcomer.authenticate("romeo", "new")
+        try newcomer.bind("fresh")
+        newcomer.send("<presence/>")
+        newcomer.send("<iq type='get' id='v'><vCard xmlns='vcard-temp'/></iq>")
+        newcomer.send("<iq type='get' id='p'><pubsub xmlns='http://jabber.org/protocol/pubsub'><items node='urn:test:n'/></pubsub></iq>")
+        newcomer.send("<iq type='get' id='b'><blocklist xmlns='urn:xmpp:blocking'/></iq>")
+        newcomer.send("<iq type='set' id='m'><query xmlns='urn:xmpp:mam:2'/></iq>")
+        let seen = newcomer.receiveElements()
+        func reply(_ id: String) -> Element? { seen.first { $0.name == "iq" && $0[attribute: "id"] == id } }
+        #expect(!seen.contains { $0.name == "message" && $0[attribute: "type"] == "chat" }, "no offline message")
+        #expect(reply("v")?.child("vCard", namespace: NS.vcard)?.elements.isEmpty == true)
+        #expect(reply("p")?[attribute: "type"] == "error")
+        #expect(reply("b")?.child("blocklist", namespace: NS.blocking)?.elements.isEmpty == true)
+        #expect(reply("m")?[attribute: "type"] == "result")
+        #expect(!seen.contains { $0.name == "message" && $0.child("result", namespace: NS.mam) != nil }, "an empty archive")
+    }
 }
