@@ -127,6 +127,20 @@ enum Subscriptions {
         try deliverInboundToExisting(type, stanza, from: sender, to: user, stores: stores, plan: &plan)
     }
 
+    /// The largest subscription request kept for redelivery as it came;
+    /// the user's roster, requests included, is read on every broadcast
+    /// presence, so a request with a large status is kept without it.
+    static let maxStoredRequestSize = 16 << 10
+
+    /// `stanza` serialized for redelivery at login (RFC 6121 §3.1.3), or a
+    /// bare `subscribe` when it is larger than `maxStoredRequestSize`.
+    private static func storedRequest(_ stanza: Element, from sender: JID, to user: JID) -> String? {
+        if let serialized = StoredStanza.serialize(stanza), serialized.utf8.count <= maxStoredRequestSize {
+            return serialized
+        }
+        return StoredStanza.serialize(presence(.subscribe, from: sender, to: user))
+    }
+
     private static func deliverInboundToExisting(
         _ type: Presence.PresenceType, _ stanza: Element, from sender: JID, to user: JID, stores: Stores,
         plan: inout Plan
@@ -134,7 +148,7 @@ enum Subscriptions {
         var item = try entry(for: sender, of: user, in: stores)
         let outcome = inbound(type, item.state)
         if type == .subscribe, outcome.state.pendingIn {
-            item.pendingInRequest = StoredStanza.serialize(stanza)
+            item.pendingInRequest = storedRequest(stanza, from: sender, to: user)
         }
         if !outcome.state.pendingIn { item.pendingInRequest = nil }
         // The stanza reaches the user before the roster push it causes, as

@@ -117,6 +117,23 @@ import XMPPTestSupport
         }
     }
 
+    /// A request too large to keep whole (its status) is redelivered bare.
+    @Test func aLargePendingRequestIsRedeliveredWithoutItsStatus() throws {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        try server.addUser("juliet", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw")
+        let status = String(repeating: "w", count: Subscriptions.maxStoredRequestSize)
+        romeo.send("<presence type='subscribe' to='juliet@localhost'><status>\(status)</status></presence>")
+        let juliet = server.connect()
+        try juliet.login("juliet", "pw")
+        juliet.send("<presence/>")
+        let request = juliet.receiveElements().first { $0[attribute: "type"] == "subscribe" }
+        #expect(request?[attribute: "from"] == "romeo@localhost")
+        #expect(request?.childText("status") == nil)
+    }
+
     @Test func messageToBareJIDGoesToTheHighestPriorityResource() throws {
         let (server, romeo, juliet) = try couple()
         let other = server.connect()
