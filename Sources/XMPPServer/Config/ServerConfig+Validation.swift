@@ -58,15 +58,22 @@ extension ServerConfig {
             limits.maxStanzaSize, in: limits.maxStanzaSizeUnauthenticated...(64 << 20), key: "max_stanza_size",
             formatSize,
             why: "; it cannot be below max_stanza_size_unauthenticated")
-        try require(limits.smMaxUnacked, in: 10...1_000_000, key: "sm_max_unacked", formatNumber)
-        try require(
-            limits.smMaxUnackedSize, in: limits.maxStanzaSize...(1 << 30), key: "sm_max_unacked_size", formatSize,
-            why: "; it must hold at least one stanza of max_stanza_size")
-        try require(
-            limits.maxQueuedOutput, in: (2 * limits.maxStanzaSize)...(1 << 30), key: "max_queued_output", formatSize,
-            why: "; it must hold at least two stanzas of max_stanza_size")
         try require(limits.offlineQuota, in: 0...1_000_000, key: "offline_quota", formatNumber)
         try require(limits.offlineQuotaSize, in: 0...(1 << 30), key: "offline_quota_size", formatSize)
+        // A user's whole offline backlog goes out at login: it must fit
+        // under the output and stream management bounds, or the stream
+        // would end before the user could read it.
+        try require(
+            limits.smMaxUnacked, in: (limits.offlineQuota + 1000)...2_000_000, key: "sm_max_unacked", formatNumber,
+            why: "; it must exceed offline_quota by 1000, since a login gets the whole offline backlog at once")
+        try require(
+            limits.smMaxUnackedSize, in: (limits.offlineQuotaSize + limits.maxStanzaSize)...(2 << 30),
+            key: "sm_max_unacked_size", formatSize,
+            why: "; it must hold offline_quota_size and a stanza of max_stanza_size")
+        try require(
+            limits.maxQueuedOutput, in: (limits.offlineQuotaSize + 2 * limits.maxStanzaSize)...(2 << 30),
+            key: "max_queued_output", formatSize,
+            why: "; it must hold offline_quota_size and two stanzas of max_stanza_size")
         try require(limits.maxVCardSize, in: (1 << 10)...(64 << 20), key: "vcard_max_size", formatSize)
         try require(limits.blocklistMaxItems, in: 1...100_000, key: "blocklist_max_items", formatNumber)
         try require(limits.pepMaxItems, in: 1...10_000, key: "pep_max_items", formatNumber)

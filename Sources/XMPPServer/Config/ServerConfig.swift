@@ -172,17 +172,19 @@ public struct ServerConfig: Sendable, Equatable {
         /// and not yet acknowledged; past it the stream is closed with
         /// `resource-constraint` (the stanzas go to the user's other
         /// resources or offline storage). Key `sm_max_unacked`, default
-        /// 1000, from 10 to 1000000.
-        public var smMaxUnacked = 1000
+        /// 5000, from `offlineQuota` + 1000 (a login gets the whole offline
+        /// backlog at once) to 2000000.
+        public var smMaxUnacked = 5000
         /// Most bytes of such stanzas, as sent; past it the same happens.
-        /// Key `sm_max_unacked_size`, default 4MiB, from `maxStanzaSize` to
-        /// 1GiB.
-        public var smMaxUnackedSize = 4 << 20
+        /// Key `sm_max_unacked_size`, default 16MiB, from
+        /// `offlineQuotaSize` + `maxStanzaSize` to 2GiB.
+        public var smMaxUnackedSize = 16 << 20
         /// Most bytes that may wait to be sent to one client that is not
         /// reading (beyond what the kernel's socket buffer holds); past it
         /// the stream is closed with `resource-constraint`. Key
-        /// `max_queued_output`, default 16MiB, from twice `maxStanzaSize`
-        /// to 1GiB.
+        /// `max_queued_output`, default 16MiB, from `offlineQuotaSize` +
+        /// twice `maxStanzaSize` (a login gets the whole offline backlog
+        /// at once) to 2GiB.
         public var maxQueuedOutput = 16 << 20
         /// Most messages kept for one offline user (XEP-0160); beyond it
         /// senders get `resource-constraint`. Key `offline_quota`, default

@@ -87,6 +87,10 @@ enum OfflineMessages {
             let formatter = ISO8601DateFormatter()  // costly to make: one per batch
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             for stored in messages {
+                // A stream that ends meanwhile (a limit it reached) keeps
+                // the rest for the next login; what it was sent and did
+                // not acknowledge is handed back as the stream ends.
+                guard session.phase != .closed else { break }
                 finished.insert(stored.id)
                 guard var element = StoredStanza.parse(stored.stanza) else {
                     session.log.error("offline message \(stored.id) for \(username) does not parse; deleted")

@@ -84,4 +84,37 @@ import XMPPTestSupport
         #expect(romeo.receive().streamErrorCondition == "connection-timeout")
         #expect(try bodiesAtNextLogin(server) == (1...5).map { "m\($0)" })
     }
+
+    /// A backlog larger than the stream may hold unacknowledged ends the
+    /// stream at login, but loses nothing: what was sent goes back to
+    /// offline storage, what was not stays there, and the next login gets
+    /// every message once (those handed back come after the rest).
+    /// (Validation keeps the defaults from ever doing this; here the limit
+    /// is set below the backlog on purpose.)
+    @Test func anOfflineBacklogBeyondTheLimitIsNeitherLostNorDoubled() throws {
+        var config = ServerConfig()
+        config.limits.smMaxUnacked = 10
+        let server = try TestServer(config: config)
+        try server.addUser("romeo", password: "pw")
+        try server.addUser("juliet", password: "pw")
+        let juliet = server.connect()
+        try juliet.login("juliet", "pw", resource: "balcony")
+        for index in 1...30 { chat("m\(index)", from: juliet) }
+        let phone = server.connect()
+        try phone.login("romeo", "pw", resource: "orchard")
+        phone.send("<enable xmlns='urn:xmpp:sm:3'/>")
+        phone.send("<presence/>")
+        #expect(phone.receive().streamErrorCondition == "resource-constraint")
+        #expect(try bodiesAtNextLogin(server).sorted() == (1...30).map { "m\($0)" }.sorted())
+    }
+
+    @Test func theDefaultsTakeAFullOfflineBacklogAtLogin() throws {
+        let config = try ServerConfig().validated()
+        #expect(config.limits.smMaxUnacked > config.limits.offlineQuota)
+        #expect(config.limits.smMaxUnackedSize >= config.limits.offlineQuotaSize + config.limits.maxStanzaSize)
+        #expect(config.limits.maxQueuedOutput >= config.limits.offlineQuotaSize + 2 * config.limits.maxStanzaSize)
+        var tight = ServerConfig()
+        tight.limits.smMaxUnacked = tight.limits.offlineQuota
+        #expect(throws: ConfigError.self) { try tight.validated() }
+    }
 }
