@@ -43,7 +43,7 @@ public actor XMPPClient {
     var archiveResults: [String: [ArchivedMessage]] = [:]
     /// XEP-0198 counters and unacknowledged stanzas; kept after a drop so
     /// the session can be resumed, cleared by `disconnect`.
-    var streamManagement: StreamManagementState?
+    var streamManagement: StreamManagementState<Element>?
     /// The full JID of the last session, which a resumed one keeps.
     private var lastBoundJID: JID?
     private var pending: [String: CheckedContinuation<IQ, any Error>] = [:]
@@ -159,7 +159,7 @@ public actor XMPPClient {
             if let login { savedLogin = login }
             features = try await negotiator.openStream()
             let offersStreamManagement = features.child("sm", namespace: NS.sm) != nil
-            var resumed: StreamManagementState?
+            var resumed: StreamManagementState<Element>?
             if offersStreamManagement, let previous, lastBoundJID != nil {
                 resumed = try await negotiator.resume(previous)
             }

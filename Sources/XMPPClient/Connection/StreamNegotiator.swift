@@ -195,7 +195,9 @@ struct StreamNegotiator {
     /// instead of binding. Returns its state with the server's count
     /// applied, or nil when the server refuses (the session is gone): then
     /// bind as usual.
-    mutating func resume(_ previous: StreamManagementState) async throws(XMPPClientError) -> StreamManagementState? {
+    mutating func resume(_ previous: StreamManagementState<Element>) async throws(XMPPClientError)
+        -> StreamManagementState<Element>?
+    {
         guard let id = previous.resumptionID else { return nil }
         send(
             Element(

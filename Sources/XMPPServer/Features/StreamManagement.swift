@@ -36,7 +36,7 @@ public struct StreamManagement: ServerFeature {
         guard session.phase == .bound, session.streamManagement == nil else {
             return failed(.unexpectedRequest, session)
         }
-        var state = StreamManagementState()
+        var state = StreamManagementState<[UInt8]>()
         var enabled = Element("enabled", namespace: NS.sm)
         let window = session.server.config.timeouts.resume
         let wantsResume = ["true", "1"].contains(element[attribute: "resume"] ?? "")
@@ -98,6 +98,13 @@ public struct StreamManagement: ServerFeature {
         session.streamManagement = state
         guard !stanzas.isEmpty else { return }
         session.log.info("handing on \(stanzas.count) unacknowledged stanzas")
-        for stanza in stanzas { UndeliveredStanza.handOff(stanza, of: jid, server: session.server) }
+        for bytes in stanzas {
+            // What we wrote in the client stream's scope reads back in it.
+            guard let stanza = StoredStanza.parse(String(decoding: bytes, as: UTF8.self)) else {
+                session.log.error("an unacknowledged stanza does not parse back; dropped")
+                continue
+            }
+            UndeliveredStanza.handOff(stanza, of: jid, server: session.server)
+        }
     }
 }

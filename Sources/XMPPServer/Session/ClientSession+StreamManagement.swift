@@ -20,8 +20,8 @@ extension ClientSession {
     /// Past `sm_max_unacked` stanzas or `sm_max_unacked_size` bytes the
     /// stream is closed with `resource-constraint`; what was not
     /// acknowledged is handed on as when any session ends.
-    func recordSent(_ stanza: Element, byteCount: Int) {
-        streamManagement?.recordSent(stanza, byteCount: byteCount)
+    func recordSent(_ stanza: [UInt8]) {
+        streamManagement?.recordSent(stanza, byteCount: stanza.count)
         guard let state = streamManagement else { return }
         let limits = server.config.limits
         if state.unacknowledged.count > limits.smMaxUnacked || state.unacknowledgedByteCount > limits.smMaxUnackedSize {
@@ -109,7 +109,7 @@ extension ClientSession {
     ///
     /// Per-session state of features must be carried over here.
     /// - Parameter h: The client's count of our stanzas it handled.
-    func resume(_ old: ClientSession, acknowledging h: UInt32) throws(StreamManagementState.CountTooHigh) {
+    func resume(_ old: ClientSession, acknowledging h: UInt32) throws(StreamManagementCountTooHigh) {
         try old.streamManagement?.acknowledge(h)
         guard let jid = old.jid, let oldHandle = old.handle else { return }
         self.jid = jid
@@ -139,13 +139,7 @@ extension ClientSession {
     /// were, without counting them twice.
     func resendUnacknowledged() {
         guard let stanzas = streamManagement?.unacknowledged else { return }
-        for stanza in stanzas {
-            do {
-                send(try XMLSerializer.bytes(stanza, in: Self.clientScope))
-            } catch {
-                log.error("cannot serialize <\(stanza.name)>: \(error)")
-            }
-        }
+        for stanza in stanzas { send(stanza) }
         if !stanzas.isEmpty { requestAcknowledgement() }
     }
 }

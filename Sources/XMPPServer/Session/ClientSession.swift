@@ -114,7 +114,7 @@ public final class ClientSession {
     /// read after `pauseReading()`).
     var heldInput: [UInt8] = []
     /// XEP-0198 state once the client enabled stream management.
-    var streamManagement: StreamManagementState?
+    var streamManagement: StreamManagementState<[UInt8]>?
     /// Whether the connection is gone and the session waits to be resumed
     /// (XEP-0198 §5); stanzas for it are queued, not written.
     var isDetached = false
@@ -277,7 +277,7 @@ public final class ClientSession {
             // here, so this is a bug; say so once and keep the stream.
             return log.error("cannot serialize <\(element.name)>: \(error)")
         }
-        if streamManagement != nil, Stanza(element) != nil { recordSent(element, byteCount: bytes.count) }
+        if streamManagement != nil, Stanza(element) != nil { recordSent(bytes) }
         send(bytes)
     }
 
