@@ -3,8 +3,8 @@ import XMPPCore
 /// Stanzas and payloads (offline messages, pending subscription requests,
 /// vCards) kept in storage as XML text, written in the client stream's
 /// scope (no `xmlns='jabber:client'`) and read back the same way.
-enum StoredStanza {
-    static func serialize(_ element: Element) -> String? {
+package enum StoredStanza {
+    package static func serialize(_ element: Element) -> String? {
         try? XMLSerializer.string(element, in: ClientSession.clientScope)
     }
 
@@ -22,7 +22,7 @@ enum StoredStanza {
     /// byte by byte; here the text is in memory already and fed at once, so
     /// a token is rescanned once per 64 KiB slice at most. Depth keeps the
     /// stream's bound, since serializing never nests deeper.
-    static func parse(_ xml: String) -> Element? {
+    package static func parse(_ xml: String) -> Element? {
         let bound = streamOpening.utf8.count + xml.utf8.count
         let parser = XMLStreamParser(limits: .init(maxStanzaSize: bound, maxAttributes: bound, maxTokenSize: bound))
         _ = parser.feed(streamOpening)
