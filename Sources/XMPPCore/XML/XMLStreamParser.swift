@@ -128,11 +128,7 @@ public final class XMLStreamParser {
     /// event, further feeds return nothing until `reset()`.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [XMLStreamEvent] {
         guard failure == nil else { return [] }
-        // Expat honours a UTF-16 byte order mark even when told the input is
-        // UTF-8; 0xFE and 0xFF never occur in UTF-8, so refuse them here.
-        if bytesFed == 0, let first = bytes.first, first >= 0xFE {
-            fail(.unsupportedEncoding, "UTF-16 byte order mark; XMPP streams are UTF-8")
-        }
+        refuseUTF16(startingWith: bytes)
         // Expat keeps an unfinished token in memory; feeding in slices lets
         // an oversized unit be refused before the rest of it is even read.
         let sliceSize = 64 * 1024
@@ -173,6 +169,22 @@ public final class XMLStreamParser {
         guard failure == nil else { return }
         failure = XMLStreamError(kind, detail)
         XML_StopParser(expat, XML_FALSE)
+    }
+
+    /// Refuses a stream that Expat would read as UTF-16 even though it was
+    /// told the input is UTF-8: Expat honours a byte order mark, and takes
+    /// a NUL among the first two bytes for UTF-16 without one (when both
+    /// arrive in one feed, so the answer would also depend on how the bytes
+    /// were split). 0xFE and 0xFF never occur in UTF-8 and NUL never in XML,
+    /// so neither can start a valid stream.
+    private func refuseUTF16(startingWith bytes: UnsafeRawBufferPointer) {
+        guard bytesFed < 2 else { return }
+        let start = bytes.prefix(2 - bytesFed)
+        if bytesFed == 0, let first = start.first, first >= 0xFE {
+            fail(.unsupportedEncoding, "UTF-16 byte order mark; XMPP streams are UTF-8")
+        } else if start.contains(0) {
+            fail(.unsupportedEncoding, "NUL at the start of the stream, as in UTF-16; XMPP streams are UTF-8")
+        }
     }
 
     private func recordExpatError() {

@@ -202,6 +202,24 @@ import Testing
         let parser = XMLStreamParser()
         #expect(errorKind(parser.feed(start)) == .unsupportedEncoding)
     }
+
+    /// Expat takes a NUL among the first two bytes for UTF-16 without a byte
+    /// order mark, whatever encoding it was told, if both bytes come in one
+    /// feed; a stream in UTF-16LE was then parsed as such.
+    @Test(arguments: [
+        "<stream:stream xmlns:stream='http://etherx.jabber.org/streams'>",
+        "<?xml version='1.0'?><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>",
+    ])
+    func utf16WithoutAByteOrderMarkIsUnsupportedEncoding(_ header: String) {
+        let littleEndian = header.utf16.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8)] }
+        let bigEndian = header.utf16.flatMap { [UInt8($0 >> 8), UInt8(truncatingIfNeeded: $0)] }
+        for bytes in [littleEndian, bigEndian] {
+            #expect(errorKind(XMLStreamParser().feed(bytes)) == .unsupportedEncoding)
+            let split = XMLStreamParser()
+            let events = split.feed(Array(bytes.prefix(1))) + split.feed(Array(bytes.dropFirst()))
+            #expect(errorKind(events) == .unsupportedEncoding)
+        }
+    }
 }
 
 @Suite struct XMLStreamErrorMappingTests {
