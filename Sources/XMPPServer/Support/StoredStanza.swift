@@ -30,6 +30,16 @@ package enum StoredStanza {
         return element
     }
 
-    /// The stream header stored text is parsed under.
-    private static let streamOpening = "<stream xmlns='jabber:client'>"
+    /// The stream header stored text is parsed under: it declares what the
+    /// scope `serialize` writes in declares, the `stream:` prefix included,
+    /// which a child in the streams namespace is written with.
+    private static let streamOpening: String = {
+        let scope = ClientSession.clientScope
+        let header = StreamHeader(
+            name: "stream", namespace: NS.streams, defaultNamespace: scope.defaultNamespace,
+            prefixes: Dictionary(uniqueKeysWithValues: scope.prefixes.map { ($0.value, $0.key) }), attributes: [])
+        // The header has no attributes, and its names and namespaces are
+        // our own constants: nothing in it can fail to serialize.
+        return String(decoding: try! XMLSerializer.streamOpening(header), as: UTF8.self)
+    }()
 }
