@@ -70,6 +70,10 @@ public final class XMLStreamParser {
     private var pendingDeclarations: [(prefix: String?, uri: String)] = []
     /// Bytes given to Expat since creation or the last reset.
     private var bytesFed = 0
+    /// The stream's first byte, kept back while it is all that has come:
+    /// Expat decides the encoding from the first bytes of its first call,
+    /// so it is given two at once (see `refuseUTF16`).
+    private var heldFirstByte: UInt8?
     /// Where the unit being parsed (a stanza, or the header) began.
     private var unitStart = 0
     /// Where the last construct Expat reported ended: what follows is a
@@ -119,6 +123,7 @@ public final class XMLStreamParser {
         text = []
         pendingDeclarations = []
         bytesFed = 0
+        heldFirstByte = nil
         unitStart = 0
         lastEventEnd = 0
         namespaces = NamespaceTable()
@@ -128,7 +133,19 @@ public final class XMLStreamParser {
     /// event, further feeds return nothing until `reset()`.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [XMLStreamEvent] {
         guard failure == nil else { return [] }
-        refuseUTF16(startingWith: bytes)
+        if bytesFed == 0 {
+            if let held = heldFirstByte {
+                heldFirstByte = nil
+                return feed([held] + Array(bytes))
+            }
+            switch bytes.count {
+            case 0: return []
+            case 1:
+                heldFirstByte = bytes[0]
+                return []
+            default: refuseUTF16(startingWith: bytes)
+            }
+        }
         // Expat keeps an unfinished token in memory; feeding in slices lets
         // an oversized unit be refused before the rest of it is even read.
         let sliceSize = 64 * 1024
@@ -173,16 +190,17 @@ public final class XMLStreamParser {
 
     /// Refuses a stream that Expat would read as UTF-16 even though it was
     /// told the input is UTF-8: Expat honours a byte order mark, and takes
-    /// a NUL among the first two bytes for UTF-16 without one (when both
-    /// arrive in one feed, so the answer would also depend on how the bytes
-    /// were split). 0xFE and 0xFF never occur in UTF-8 and NUL never in XML,
-    /// so neither can start a valid stream.
+    /// a NUL among the first two bytes for UTF-16 without one. 0xFE and
+    /// 0xFF never occur in UTF-8 and NUL never in XML, so neither can start
+    /// a valid stream.
+    ///
+    /// - Parameter bytes: The stream's first bytes, at least two: `feed`
+    ///   holds a lone first byte back, so that the answer (Expat's and
+    ///   ours) does not depend on how the stream was split.
     private func refuseUTF16(startingWith bytes: UnsafeRawBufferPointer) {
-        guard bytesFed < 2 else { return }
-        let start = bytes.prefix(2 - bytesFed)
-        if bytesFed == 0, let first = start.first, first >= 0xFE {
+        if bytes[0] >= 0xFE {
             fail(.unsupportedEncoding, "UTF-16 byte order mark; XMPP streams are UTF-8")
-        } else if start.contains(0) {
+        } else if bytes[0] == 0 || bytes[1] == 0 {
             fail(.unsupportedEncoding, "NUL at the start of the stream, as in UTF-16; XMPP streams are UTF-8")
         }
     }

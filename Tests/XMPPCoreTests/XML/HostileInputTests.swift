@@ -220,6 +220,20 @@ import Testing
             #expect(errorKind(events) == .unsupportedEncoding)
         }
     }
+
+    /// Expat would find the invalid first byte if it came alone, and take
+    /// the two for UTF-16 if they came together; the answer must not
+    /// depend on that.
+    @Test func theFirstTwoBytesAreJudgedTogetherWhereverTheStreamIsSplit() {
+        let bytes: [UInt8] = [0x8A, 0x00, 0x3C, 0x00]
+        let whole = XMLStreamParser().feed(bytes)
+        for cut in 0...bytes.count {
+            let parser = XMLStreamParser()
+            let split = parser.feed(Array(bytes[..<cut])) + parser.feed(Array(bytes[cut...]))
+            #expect(errorKind(split) == errorKind(whole), "cut at \(cut)")
+        }
+        #expect(errorKind(whole) == .unsupportedEncoding)
+    }
 }
 
 @Suite struct XMLStreamErrorMappingTests {
