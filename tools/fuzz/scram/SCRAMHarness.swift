@@ -31,8 +31,9 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 ///
 /// Round-trip mode, parts username, authorization identity, channel-binding
 /// data: whatever a client built from them sends, the server accepts, with
-/// the same prepared username, and both sides finish; a client-final or
-/// server-final with any one byte changed is refused.
+/// the same prepared username, and both sides finish (for an unknown user
+/// the client stops at the invented salt); a client-final or server-final
+/// with any one byte changed is refused.
 func checkSCRAM(_ input: FuzzInput) {
     var input = input
     let control = input.takeByte()
@@ -47,19 +48,25 @@ func checkSCRAM(_ input: FuzzInput) {
         // binding, so that `y` meets both answers RFC 5802 §6 gives it.
         let bindings = mechanism.usesChannelBinding || clientCouldBind ? [type: channelBindingData] : [:]
         checkServerParsing(mechanism, bindings, knownUser: knownUser, part(parts, 0), part(parts, 1))
-        let stance: SCRAMClient.ChannelBinding =
-            mechanism.usesChannelBinding
-            ? .bound(type, data: channelBindingData) : clientCouldBind ? .notOfferedByServer : .unsupported
+        let stance = clientStance(mechanism, type, channelBindingData, clientCouldBind: clientCouldBind)
         checkClientParsing(mechanism, stance, part(parts, 2), part(parts, 3))
     } else {
         let data = part(parts, 2)
-        let stance: SCRAMClient.ChannelBinding =
-            mechanism.usesChannelBinding ? .bound(type, data: data) : clientCouldBind ? .notOfferedByServer : .unsupported
         checkExchange(
-            mechanism, stance, serverBindings: mechanism.usesChannelBinding ? [type: data] : [:],
+            mechanism, clientStance(mechanism, type, data, clientCouldBind: clientCouldBind),
+            serverBindings: mechanism.usesChannelBinding ? [type: data] : [:],
             knownUser: knownUser, username: part(parts, 0), authorizationIdentity: part(parts, 1),
             tamperingPosition: tamperingPosition)
     }
+}
+
+/// The client's channel binding: `p=` with `-PLUS` mechanisms, else `y`
+/// or `n` as the input says.
+func clientStance(
+    _ mechanism: SASLMechanism, _ type: ChannelBindingType, _ data: [UInt8], clientCouldBind: Bool
+) -> SCRAMClient.ChannelBinding {
+    if mechanism.usesChannelBinding { return .bound(type, data: data) }
+    return clientCouldBind ? .notOfferedByServer : .unsupported
 }
 
 /// Feeds client messages from the input to a server.
