@@ -54,6 +54,14 @@ extension Array where Element == UInt8 {
         return pieces
     }
 
+    /// The bytes repeated (the last copy cut short) to `length`, or
+    /// themselves when empty: a short input the fuzzer found, at a size
+    /// where work that grows faster than the input takes seconds.
+    public func repeated(toLength length: Int) -> [UInt8] {
+        guard !isEmpty else { return self }
+        return (0..<length).map { self[$0 % count] }
+    }
+
     /// The parts between occurrences of `separator`, empty ones included.
     public func parts(separatedBy separator: UInt8) -> [[UInt8]] {
         split(separator: separator, omittingEmptySubsequences: false).map(Array.init)

@@ -17,6 +17,9 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 /// JID parsing (RFC 7622) and the PRECIS profiles (RFC 8265) on one string,
 /// the input's bytes decoded as UTF-8 (invalid sequences become U+FFFD).
+/// An input starting with 0xFF (which UTF-8 never contains) has the rest
+/// repeated to 256 KiB first, so that a check quadratic in the string's
+/// length, like the one of security review C1, runs past the time limit.
 ///
 /// Checks:
 /// - a parsed JID is in normal form: its string parses to the same JID and
@@ -27,7 +30,9 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 ///   prepares to itself (RFC 8264 §7 requires stable output).
 func checkJID(_ input: FuzzInput) {
     var input = input
-    let string = String(decoding: input.takeRest(), as: UTF8.self)
+    var bytes = input.takeRest()
+    if bytes.first == 0xFF { bytes = Array(bytes.dropFirst()).repeated(toLength: 256 * 1024) }
+    let string = String(decoding: bytes, as: UTF8.self)
     if let jid = try? JID(string) {
         checkNormalForm(jid)
     }
