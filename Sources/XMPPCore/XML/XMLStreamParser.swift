@@ -220,15 +220,25 @@ public final class XMLStreamParser {
         return lastEventEnd
     }
 
+    /// Refuses the construct Expat is reporting, `what`, when it is one
+    /// token larger than `maxTokenSize`. `feed` refuses such a token while
+    /// it is still arriving, so one that arrives in a single feed must be
+    /// refused too, or the outcome would depend on how the stream was split.
+    ///
+    /// - Returns: Whether the parser failed.
+    private func refuseOversizedToken(_ what: String) -> Bool {
+        guard Int(XML_GetCurrentByteCount(expat)) > limits.maxTokenSize else { return false }
+        fail(.policyViolation, "\(what) larger than \(limits.maxTokenSize) bytes")
+        return true
+    }
+
     // MARK: - Expat events
 
     fileprivate func startElement(
         _ qualifiedName: UnsafePointer<XML_Char>, _ attributes: UnsafeMutablePointer<UnsafePointer<XML_Char>?>
     ) {
         let end = markEventEnd()
-        guard Int(XML_GetCurrentByteCount(expat)) <= limits.maxTokenSize else {
-            return fail(.policyViolation, "start tag larger than \(limits.maxTokenSize) bytes")
-        }
+        guard !refuseOversizedToken("start tag") else { return }
         flushText()
         var count = 0
         while attributes[count] != nil { count += 2 }
@@ -274,6 +284,7 @@ public final class XMLStreamParser {
 
     fileprivate func endElement() {
         let end = markEventEnd()
+        guard !refuseOversizedToken("end tag") else { return }
         guard var element = stack.popLast() else {
             streamClosed = true
             events.append(.streamClose)
@@ -293,6 +304,10 @@ public final class XMLStreamParser {
 
     fileprivate func characters(_ data: UnsafePointer<XML_Char>, _ length: Int) {
         let end = markEventEnd()
+        // Text arrives in pieces of any size; a reference (`&#x41;`, which
+        // may have any number of leading zeros) is one token, told apart
+        // by being longer than what it stands for.
+        if Int(XML_GetCurrentByteCount(expat)) != length, refuseOversizedToken("reference") { return }
         let bytes = UnsafeRawBufferPointer(start: data, count: length)
         if stack.isEmpty {
             // Between stanzas only whitespace (keepalives) may appear.
@@ -312,7 +327,7 @@ public final class XMLStreamParser {
 
     fileprivate func xmlDeclaration(encoding: UnsafePointer<XML_Char>?) {
         _ = markEventEnd()
-        guard let encoding else { return }
+        guard !refuseOversizedToken("XML declaration"), let encoding else { return }
         let name = String(cString: encoding)
         if name.lowercased() != "utf-8" {
             fail(.unsupportedEncoding, "encoding '\(name)' declared; XMPP streams are UTF-8")

@@ -146,6 +146,22 @@ import Testing
         #expect(kind(after: Array(tooBig.utf8), limits: limits) == .policyViolation)
     }
 
+    /// A token over the bound is refused while it arrives in pieces, so it
+    /// is refused when it arrives in one piece too, whatever markup it is.
+    @Test(arguments: [
+        clientHeader + "<message></message" + String(repeating: " ", count: 2000) + ">",
+        clientHeader + "<message><body>&#" + String(repeating: "0", count: 2000) + "65;</body></message>",
+        "<?xml version='1.0'" + String(repeating: " ", count: 2000) + "?>" + clientHeader,
+    ])
+    func tokenLargerThanTheLimitIsPolicyViolationHoweverItArrives(_ stream: String) {
+        let bytes = Array(stream.utf8)
+        let limits = XMLStreamParser.Limits(maxTokenSize: 1024)
+        #expect(errorKind(XMLStreamParser(limits: limits).feed(bytes)) == .policyViolation)
+        let split = XMLStreamParser(limits: limits)
+        let events = split.feed(Array(bytes.dropLast(500))) + split.feed(Array(bytes.suffix(500)))
+        #expect(errorKind(events) == .policyViolation)
+    }
+
     /// Text is reported as it arrives, so a long body trickling in byte by
     /// byte is fine whatever the token bound.
     @Test func longTextTricklingInIsNotBoundByTheTokenLimit() {
