@@ -96,3 +96,22 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// The libFuzzer harnesses (`tools/fuzz/README.md`): one executable per
+/// parser, named `fuzz-<target>`, in `tools/fuzz/<target>/`. Built plainly
+/// they replay the inputs named on their command line; `tools/fuzz.sh`
+/// builds them with `--sanitize fuzzer`.
+let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+    ("xml-stream", ["XMPPCore"]),
+    ("jid", ["XMPPCore"]),
+    ("scram", ["XMPPCore"]),
+    ("http", ["XMPPServer"]),
+    ("config", ["XMPPServer"]),
+    ("stored-stanza", ["XMPPCore", "XMPPServer"]),
+]
+package.targets.append(.target(name: "FuzzSupport", path: "tools/fuzz/FuzzSupport"))
+package.targets += fuzzTargets.map { target in
+    .executableTarget(
+        name: "fuzz-\(target.name)", dependencies: ["FuzzSupport"] + target.dependencies,
+        path: "tools/fuzz/\(target.name)")
+}

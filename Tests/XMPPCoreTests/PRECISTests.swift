@@ -86,6 +86,14 @@ private func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
         #expect(try PRECIS.usernameCaseMapped(valid).unicodeScalars.count == 200_000)
     }
 
+    /// Width and case mapping grow the result in place: 2 MiB of non-ASCII
+    /// letters take about a second, where copying the result once per code
+    /// point (as appending to a `UnicodeScalarView` does) took minutes.
+    @Test(.timeLimit(.minutes(1))) func caseMappingStaysLinearInTheStringLength() throws {
+        let long = String(repeating: "\u{C9}", count: 1 << 20)
+        #expect(try PRECIS.usernameCaseMapped(long) == String(repeating: "\u{E9}", count: 1 << 20))
+    }
+
     // MARK: OpaqueString (RFC 8265 §4.2)
 
     @Test(arguments: [

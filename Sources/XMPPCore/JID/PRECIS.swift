@@ -152,17 +152,20 @@ public enum PRECIS {
     /// the halfwidth forms have no case and fullwidth letters lowercase to
     /// fullwidth letters.
     static func widthAndCaseMapped(_ s: Substring) -> String {
-        var result = String.UnicodeScalarView()
+        // A String grown with `+=` and `unicodeScalars.append`, both in place:
+        // `UnicodeScalarView.append(contentsOf:)` builds a new string each
+        // call, which made this quadratic in the length of the input.
+        var result = ""
         for scalar in s.unicodeScalars {
             switch scalar.value {
             case 0x00...0x7F:
-                result.append(asciiLowercased(scalar))
+                result.unicodeScalars.append(asciiLowercased(scalar))
             case 0xFF01...0xFF5E:
                 // FULLWIDTH EXCLAMATION MARK ... FULLWIDTH TILDE map to ASCII
                 // by a fixed offset; lowercase the ASCII result.
-                result.append(asciiLowercased(Unicode.Scalar(scalar.value - 0xFEE0)!))
+                result.unicodeScalars.append(asciiLowercased(Unicode.Scalar(scalar.value - 0xFEE0)!))
             case 0x3000:
-                result.append(" ")  // IDEOGRAPHIC SPACE is <wide> U+0020.
+                result += " "  // IDEOGRAPHIC SPACE is <wide> U+0020.
             case 0xFF5F...0xFFEE:
                 // The remaining <wide> and <narrow> forms. NFKC equals the
                 // one-step decomposition mapping except for the halfwidth
@@ -171,13 +174,13 @@ public enum PRECIS {
                 // either way.
                 let mapped = String(scalar).precomposedStringWithCompatibilityMapping
                 for narrow in mapped.unicodeScalars {
-                    result.append(contentsOf: narrow.properties.lowercaseMapping.unicodeScalars)
+                    result += narrow.properties.lowercaseMapping
                 }
             default:
-                result.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+                result += scalar.properties.lowercaseMapping
             }
         }
-        return String(result)
+        return result
     }
 
     // MARK: ASCII helpers

@@ -107,6 +107,9 @@ public enum XMLSerializer {
         var declaresDefault = false
         if element.namespace == defaultNamespace {
             qualifiedName = element.name
+        } else if element.namespace == xmlNamespace {
+            // Bound to `xml` everywhere, and to nothing else (XML Namespaces §3).
+            qualifiedName = "xml:\(element.name)"
         } else if let prefix = prefixes[element.namespace] {
             qualifiedName = "\(prefix):\(element.name)"
         } else {

@@ -70,6 +70,10 @@ public final class XMLStreamParser {
     private var pendingDeclarations: [(prefix: String?, uri: String)] = []
     /// Bytes given to Expat since creation or the last reset.
     private var bytesFed = 0
+    /// The stream's first byte, kept back while it is all that has come:
+    /// Expat decides the encoding from the first bytes of its first call,
+    /// so it is given two at once (see `refuseUTF16`).
+    private var heldFirstByte: UInt8?
     /// Where the unit being parsed (a stanza, or the header) began.
     private var unitStart = 0
     /// Bytes the unit being parsed grows by when serialized again: our
@@ -125,6 +129,7 @@ public final class XMLStreamParser {
         text = []
         pendingDeclarations = []
         bytesFed = 0
+        heldFirstByte = nil
         unitStart = 0
         namespaceOverhead = 0
         lastEventEnd = 0
@@ -135,10 +140,18 @@ public final class XMLStreamParser {
     /// event, further feeds return nothing until `reset()`.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [XMLStreamEvent] {
         guard failure == nil else { return [] }
-        // Expat honours a UTF-16 byte order mark even when told the input is
-        // UTF-8; 0xFE and 0xFF never occur in UTF-8, so refuse them here.
-        if bytesFed == 0, let first = bytes.first, first >= 0xFE {
-            fail(.unsupportedEncoding, "UTF-16 byte order mark; XMPP streams are UTF-8")
+        if bytesFed == 0 {
+            if let held = heldFirstByte {
+                heldFirstByte = nil
+                return feed([held] + Array(bytes))
+            }
+            switch bytes.count {
+            case 0: return []
+            case 1:
+                heldFirstByte = bytes[0]
+                return []
+            default: refuseUTF16(startingWith: bytes)
+            }
         }
         // Expat keeps an unfinished token in memory; feeding in slices lets
         // an oversized unit be refused before the rest of it is even read.
@@ -182,6 +195,23 @@ public final class XMLStreamParser {
         XML_StopParser(expat, XML_FALSE)
     }
 
+    /// Refuses a stream that Expat would read as UTF-16 even though it was
+    /// told the input is UTF-8: Expat honours a byte order mark, and takes
+    /// a NUL among the first two bytes for UTF-16 without one. 0xFE and
+    /// 0xFF never occur in UTF-8 and NUL never in XML, so neither can start
+    /// a valid stream.
+    ///
+    /// - Parameter bytes: The stream's first bytes, at least two: `feed`
+    ///   holds a lone first byte back, so that the answer (Expat's and
+    ///   ours) does not depend on how the stream was split.
+    private func refuseUTF16(startingWith bytes: UnsafeRawBufferPointer) {
+        if bytes[0] >= 0xFE {
+            fail(.unsupportedEncoding, "UTF-16 byte order mark; XMPP streams are UTF-8")
+        } else if bytes[0] == 0 || bytes[1] == 0 {
+            fail(.unsupportedEncoding, "NUL at the start of the stream, as in UTF-16; XMPP streams are UTF-8")
+        }
+    }
+
     private func recordExpatError() {
         let code = XML_GetErrorCode(expat)
         guard code != XML_ERROR_ABORTED else { return }  // we stopped it, and said why
@@ -197,15 +227,25 @@ public final class XMLStreamParser {
         return lastEventEnd
     }
 
+    /// Refuses the construct Expat is reporting, `what`, when it is one
+    /// token larger than `maxTokenSize`. `feed` refuses such a token while
+    /// it is still arriving, so one that arrives in a single feed must be
+    /// refused too, or the outcome would depend on how the stream was split.
+    ///
+    /// - Returns: Whether the parser failed.
+    private func refuseOversizedToken(_ what: String) -> Bool {
+        guard Int(XML_GetCurrentByteCount(expat)) > limits.maxTokenSize else { return false }
+        fail(.policyViolation, "\(what) larger than \(limits.maxTokenSize) bytes")
+        return true
+    }
+
     // MARK: - Expat events
 
     fileprivate func startElement(
         _ qualifiedName: UnsafePointer<XML_Char>, _ attributes: UnsafeMutablePointer<UnsafePointer<XML_Char>?>
     ) {
         let end = markEventEnd()
-        guard Int(XML_GetCurrentByteCount(expat)) <= limits.maxTokenSize else {
-            return fail(.policyViolation, "start tag larger than \(limits.maxTokenSize) bytes")
-        }
+        guard !refuseOversizedToken("start tag") else { return }
         flushText()
         var count = 0
         while attributes[count] != nil { count += 2 }
@@ -259,6 +299,7 @@ public final class XMLStreamParser {
 
     fileprivate func endElement() {
         let end = markEventEnd()
+        guard !refuseOversizedToken("end tag") else { return }
         guard var element = stack.popLast() else {
             streamClosed = true
             events.append(.streamClose)
@@ -279,6 +320,10 @@ public final class XMLStreamParser {
 
     fileprivate func characters(_ data: UnsafePointer<XML_Char>, _ length: Int) {
         let end = markEventEnd()
+        // Text arrives in pieces of any size; a reference (`&#x41;`, which
+        // may have any number of leading zeros) is one token, told apart
+        // by being longer than what it stands for.
+        if Int(XML_GetCurrentByteCount(expat)) != length, refuseOversizedToken("reference") { return }
         let bytes = UnsafeRawBufferPointer(start: data, count: length)
         if stack.isEmpty {
             // Between stanzas only whitespace (keepalives) may appear.
@@ -298,7 +343,7 @@ public final class XMLStreamParser {
 
     fileprivate func xmlDeclaration(encoding: UnsafePointer<XML_Char>?) {
         _ = markEventEnd()
-        guard let encoding else { return }
+        guard !refuseOversizedToken("XML declaration"), let encoding else { return }
         let name = String(cString: encoding)
         if name.lowercased() != "utf-8" {
             fail(.unsupportedEncoding, "encoding '\(name)' declared; XMPP streams are UTF-8")

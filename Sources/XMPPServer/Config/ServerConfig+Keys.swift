@@ -119,8 +119,13 @@ extension ServerConfig {
     /// what was meant (at most one edit per three characters).
     static func suggestion(for name: String) -> String? {
         let typed = Array(name.lowercased().replacingOccurrences(of: "-", with: "_"))
-        let best = keys.map { ($0.name, editDistance(typed, Array($0.name))) }.min { $0.1 < $1.1 }
-        guard let best, best.1 <= max(1, typed.count / 3) else { return nil }
+        let allowed = max(1, typed.count / 3)
+        // The distance is at least the difference in length, so keys too
+        // short or too long are not compared: a long line of junk would
+        // cost its length times every key's.
+        let best = keys.filter { abs($0.name.count - typed.count) <= allowed }
+            .map { ($0.name, editDistance(typed, Array($0.name))) }.min { $0.1 < $1.1 }
+        guard let best, best.1 <= allowed else { return nil }
         return best.0
     }
 }

@@ -1,16 +1,16 @@
 /// The head of an HTTP/1.x request (RFC 9112 §2.1): request line and
 /// header fields, the body not included.
-struct HTTPRequestHead: Sendable, Equatable {
+package struct HTTPRequestHead: Sendable, Equatable {
     /// The method, case-sensitive as RFC 9110 §9.1 says: `GET`, `PUT`.
-    var method: String
+    package var method: String
     /// The request target as sent, in origin form (`/upload/a/b?v=1`) or
     /// `*` (RFC 9112 §3.2).
-    var target: String
+    package var target: String
     /// The minor version of HTTP/1.x: 0 or 1.
-    var minorVersion: Int
+    package var minorVersion: Int
     /// The header fields in order; names as sent, values without the
     /// surrounding whitespace.
-    var fields: [(name: String, value: String)]
+    package var fields: [(name: String, value: String)]
 
     /// The value of the field `name` (case-insensitive), if it occurs
     /// exactly once; nil when it is absent or repeated.
@@ -20,7 +20,7 @@ struct HTTPRequestHead: Sendable, Equatable {
     }
 
     /// Every value of the field `name`, in order (case-insensitive).
-    func values(of name: String) -> [String] {
+    package func values(of name: String) -> [String] {
         let wanted = name.lowercased()
         return fields.filter { $0.name.lowercased() == wanted }.map(\.value)
     }
@@ -33,7 +33,7 @@ struct HTTPRequestHead: Sendable, Equatable {
         target.firstIndex(of: "?").map { target[target.index(after: $0)...] }
     }
 
-    static func == (lhs: HTTPRequestHead, rhs: HTTPRequestHead) -> Bool {
+    package static func == (lhs: HTTPRequestHead, rhs: HTTPRequestHead) -> Bool {
         lhs.method == rhs.method && lhs.target == rhs.target && lhs.minorVersion == rhs.minorVersion
             && lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
     }
@@ -56,16 +56,22 @@ struct HTTPRequestHead: Sendable, Equatable {
 ///
 /// Framing (`Content-Length`, `Transfer-Encoding`) is the caller's: the
 /// parser only returns where the head ended.
-struct HTTPRequestParser {
+package struct HTTPRequestParser {
     /// The bounds. The defaults: 8 KiB request line, 64 fields, 16 KiB of fields.
-    struct Limits: Sendable {
-        var maxRequestLineLength = 8 << 10
-        var maxFieldCount = 64
-        var maxFieldBlockLength = 16 << 10
+    package struct Limits: Sendable {
+        package var maxRequestLineLength: Int
+        package var maxFieldCount: Int
+        package var maxFieldBlockLength: Int
+
+        package init(maxRequestLineLength: Int = 8 << 10, maxFieldCount: Int = 64, maxFieldBlockLength: Int = 16 << 10) {
+            self.maxRequestLineLength = maxRequestLineLength
+            self.maxFieldCount = maxFieldCount
+            self.maxFieldBlockLength = maxFieldBlockLength
+        }
     }
 
     /// What a `feed` call found.
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// The head is not complete yet.
         case needMore
         /// The head is complete; the bytes of the last fed chunk from
@@ -75,7 +81,7 @@ struct HTTPRequestParser {
         case failed(HTTPStatus, String)
     }
 
-    let limits: Limits
+    package let limits: Limits
     /// The head so far (empty lines before the request line are dropped).
     private var buffer: [UInt8] = []
     /// Where the request line ends in `buffer` (its CR), once seen.
@@ -87,13 +93,13 @@ struct HTTPRequestParser {
     /// Empty lines dropped before the request line.
     private var skippedEmptyLines = 0
 
-    init(limits: Limits = Limits()) {
+    package init(limits: Limits = Limits()) {
         self.limits = limits
     }
 
     /// Takes the next bytes of the connection.
     /// - Precondition: No earlier call returned `.complete` or `.failed`.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         precondition(!isDone, "HTTPRequestParser fed after the end of the head")
         for (index, byte) in bytes.enumerated() {
             buffer.append(byte)
@@ -234,7 +240,7 @@ private let tab = UInt8(ascii: "\t")
 private let del: UInt8 = 0x7F
 
 /// Whether `byte` may appear in a token (RFC 9110 §5.6.2: `tchar`).
-func isTokenByte(_ byte: UInt8) -> Bool {
+package func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
         UInt8(ascii: "0")...UInt8(ascii: "9"):

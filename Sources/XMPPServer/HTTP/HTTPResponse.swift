@@ -6,7 +6,7 @@
 
 /// The HTTP status codes the server sends (RFC 9110 §15); the raw value is
 /// the code.
-enum HTTPStatus: Int, Sendable, CaseIterable {
+package enum HTTPStatus: Int, Sendable, CaseIterable {
     case `continue` = 100
     case ok = 200
     case created = 201

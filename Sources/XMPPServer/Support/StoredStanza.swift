@@ -3,8 +3,8 @@ import XMPPCore
 /// Stanzas and payloads (offline messages, pending subscription requests,
 /// vCards) kept in storage as XML text, written in the client stream's
 /// scope (no `xmlns='jabber:client'`) and read back the same way.
-enum StoredStanza {
-    static func serialize(_ element: Element) -> String? {
+package enum StoredStanza {
+    package static func serialize(_ element: Element) -> String? {
         try? XMLSerializer.string(element, in: ClientSession.clientScope)
     }
 
@@ -25,7 +25,7 @@ enum StoredStanza {
     /// namespace declarations that writing the stanza out again costs, and
     /// the stored text holds those already. Depth keeps the stream's bound,
     /// since serializing never nests deeper.
-    static func parse(_ xml: String) -> Element? {
+    package static func parse(_ xml: String) -> Element? {
         let bound = streamOpening.utf8.count + xml.utf8.count
         let parser = XMLStreamParser(
             limits: .init(maxStanzaSize: 2 * bound, maxAttributes: bound, maxTokenSize: bound))
@@ -34,6 +34,16 @@ enum StoredStanza {
         return element
     }
 
-    /// The stream header stored text is parsed under.
-    private static let streamOpening = "<stream xmlns='jabber:client'>"
+    /// The stream header stored text is parsed under: it declares what the
+    /// scope `serialize` writes in declares, the `stream:` prefix included,
+    /// which a child in the streams namespace is written with.
+    private static let streamOpening: String = {
+        let scope = ClientSession.clientScope
+        let header = StreamHeader(
+            name: "stream", namespace: NS.streams, defaultNamespace: scope.defaultNamespace,
+            prefixes: Dictionary(uniqueKeysWithValues: scope.prefixes.map { ($0.value, $0.key) }), attributes: [])
+        // The header has no attributes, and its names and namespaces are
+        // our own constants: nothing in it can fail to serialize.
+        return String(decoding: try! XMLSerializer.streamOpening(header), as: UTF8.self)
+    }()
 }

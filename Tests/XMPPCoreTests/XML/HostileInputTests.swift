@@ -146,6 +146,22 @@ import Testing
         #expect(kind(after: Array(tooBig.utf8), limits: limits) == .policyViolation)
     }
 
+    /// A token over the bound is refused while it arrives in pieces, so it
+    /// is refused when it arrives in one piece too, whatever markup it is.
+    @Test(arguments: [
+        clientHeader + "<message></message" + String(repeating: " ", count: 2000) + ">",
+        clientHeader + "<message><body>&#" + String(repeating: "0", count: 2000) + "65;</body></message>",
+        "<?xml version='1.0'" + String(repeating: " ", count: 2000) + "?>" + clientHeader,
+    ])
+    func tokenLargerThanTheLimitIsPolicyViolationHoweverItArrives(_ stream: String) {
+        let bytes = Array(stream.utf8)
+        let limits = XMLStreamParser.Limits(maxTokenSize: 1024)
+        #expect(errorKind(XMLStreamParser(limits: limits).feed(bytes)) == .policyViolation)
+        let split = XMLStreamParser(limits: limits)
+        let events = split.feed(Array(bytes.dropLast(500))) + split.feed(Array(bytes.suffix(500)))
+        #expect(errorKind(events) == .policyViolation)
+    }
+
     /// Text is reported as it arrives, so a long body trickling in byte by
     /// byte is fine whatever the token bound.
     @Test func longTextTricklingInIsNotBoundByTheTokenLimit() {
@@ -201,6 +217,38 @@ import Testing
     func utf16IsUnsupportedEncoding(_ start: [UInt8]) {
         let parser = XMLStreamParser()
         #expect(errorKind(parser.feed(start)) == .unsupportedEncoding)
+    }
+
+    /// Expat takes a NUL among the first two bytes for UTF-16 without a byte
+    /// order mark, whatever encoding it was told, if both bytes come in one
+    /// feed; a stream in UTF-16LE was then parsed as such.
+    @Test(arguments: [
+        "<stream:stream xmlns:stream='http://etherx.jabber.org/streams'>",
+        "<?xml version='1.0'?><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>",
+    ])
+    func utf16WithoutAByteOrderMarkIsUnsupportedEncoding(_ header: String) {
+        let littleEndian = header.utf16.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8)] }
+        let bigEndian = header.utf16.flatMap { [UInt8($0 >> 8), UInt8(truncatingIfNeeded: $0)] }
+        for bytes in [littleEndian, bigEndian] {
+            #expect(errorKind(XMLStreamParser().feed(bytes)) == .unsupportedEncoding)
+            let split = XMLStreamParser()
+            let events = split.feed(Array(bytes.prefix(1))) + split.feed(Array(bytes.dropFirst()))
+            #expect(errorKind(events) == .unsupportedEncoding)
+        }
+    }
+
+    /// Expat would find the invalid first byte if it came alone, and take
+    /// the two for UTF-16 if they came together; the answer must not
+    /// depend on that.
+    @Test func theFirstTwoBytesAreJudgedTogetherWhereverTheStreamIsSplit() {
+        let bytes: [UInt8] = [0x8A, 0x00, 0x3C, 0x00]
+        let whole = XMLStreamParser().feed(bytes)
+        for cut in 0...bytes.count {
+            let parser = XMLStreamParser()
+            let split = parser.feed(Array(bytes[..<cut])) + parser.feed(Array(bytes[cut...]))
+            #expect(errorKind(split) == errorKind(whole), "cut at \(cut)")
+        }
+        #expect(errorKind(whole) == .unsupportedEncoding)
     }
 }
 

@@ -54,6 +54,22 @@ private let clientScope = XMLNamespaceScope(defaultNamespace: "jabber:client", p
         #expect(try XMLSerializer.string(element) == "<body xml:lang='de'/>")
     }
 
+    /// The XML namespace may only be written with its reserved prefix: a
+    /// default namespace declaration for it is not namespace-well-formed,
+    /// so a peer's `<xml:x/>` relayed that way broke the recipient's stream.
+    @Test func elementInTheXMLNamespaceUsesTheReservedPrefix() throws {
+        let parser = XMLStreamParser()
+        _ = parser.feed(clientHeader)
+        guard case .element(let message)? = parser.feed("<message><xml:x xml:lang='en'><y/></xml:x></message>").first
+        else {
+            Issue.record("the stanza does not parse")
+            return
+        }
+        let bytes = try XMLSerializer.bytes(message, in: clientScope)
+        #expect(String(decoding: bytes, as: UTF8.self) == "<message><xml:x xml:lang='en'><y/></xml:x></message>")
+        #expect(parser.feed(bytes) == [.element(message)])
+    }
+
     @Test func foreignAttributeNamespaceGetsAPrefixDeclaredOnce() throws {
         let element = Element(
             "item", namespace: "",

@@ -94,6 +94,13 @@ import Testing
         #expect(try error("allow_plain_without_tls = yes").message == "unknown key")
     }
 
+    /// Only keys of about the typed length are compared, so an unknown key
+    /// of a megabyte (a binary file given as the config) is reported at
+    /// once rather than after comparing it with every key.
+    @Test(.timeLimit(.minutes(1))) func aHugeUnknownKeyIsReportedAtOnce() throws {
+        #expect(try error(String(repeating: "a", count: 1 << 20) + " = 1").message == "unknown key")
+    }
+
     @Test func duplicateKeyNamesBothLines() throws {
         let duplicate = try error("threads = 2\n\ntls = auto\nthreads = 3")
         #expect(duplicate.description == "s.conf:4: threads: set twice (first on line 1)")

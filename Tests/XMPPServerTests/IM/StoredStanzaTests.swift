@@ -60,6 +60,18 @@ import XMPPTestSupport
         #expect(delivered.first?[attribute: "x"] == quotes)
     }
 
+    @Test func aChildInTheStreamsNamespaceIsDelivered() throws {
+        let (server, romeo) = try romeoAndOfflineJuliet()
+        // Stored as `<stream:x/>`, the prefix the client scope binds.
+        romeo.send(
+            "<message to='juliet@localhost' type='chat' id='streamy'><body>hi</body>"
+                + "<x xmlns='http://etherx.jabber.org/streams'/></message>")
+        #expect(romeo.receiveElements().isEmpty, "stored without an error")
+        let delivered = try julietComesOnline(server)
+        #expect(delivered.map { $0[attribute: "id"] } == ["streamy"])
+        #expect(delivered.first?.child("x", namespace: NS.streams) != nil)
+    }
+
     @Test func aDamagedOfflineMessageIsLoggedAndDeletedAndTheOthersAreDelivered() throws {
         let (server, romeo) = try romeoAndOfflineJuliet()
         romeo.send("<message to='juliet@localhost' type='chat' id='before'><body>1</body></message>")
