@@ -70,10 +70,10 @@ run=".build/fuzz-runs/$target"
 mkdir -p "$run/corpus" "$run/findings"
 cp -n tools/fuzz/corpus/"$target"/* "$run/corpus/"
 
-# Memory: a 1 MiB input parsed into Element trees takes some tens of MB, so
-# 2 GiB (libFuzzer's default, stated here) means growth without bound.
 # The Swift runtime's own crash backtracer would run before libFuzzer saves
 # the input; libFuzzer and AddressSanitizer report crashes themselves.
+# Memory: a 1 MiB input parsed into Element trees takes some tens of MB, so
+# 2 GiB (libFuzzer's default, stated here) means growth without bound.
 echo "fuzzing $target for $seconds s"
 SWIFT_BACKTRACE=enable=no LSAN_OPTIONS="suppressions=tools/fuzz/lsan.supp" \
     ".build/fuzz/release/fuzz-$target" \
