@@ -43,9 +43,6 @@ extension ServerConfig {
         try require(timeouts.resume, in: .zero...(.seconds(3600)), key: "resume_timeout", format)
         try require(timeouts.acknowledgement, in: .seconds(5)...(.seconds(3600)), key: "sm_ack_timeout", format)
         try require(limits.smMaxUnacked, in: 10...1_000_000, key: "sm_max_unacked", formatNumber)
-        try require(
-            limits.smMaxUnackedSize, in: limits.maxStanzaSize...(1 << 30), key: "sm_max_unacked_size", formatSize,
-            why: "; it must hold at least one stanza of max_stanza_size")
         if timeouts.idle <= .seconds(150) {
             throw ConfigError(
                 key: "idle_timeout",
@@ -62,6 +59,11 @@ extension ServerConfig {
             limits.maxStanzaSize, in: limits.maxStanzaSizeUnauthenticated...(64 << 20), key: "max_stanza_size",
             formatSize,
             why: "; it cannot be below max_stanza_size_unauthenticated")
+        // After max_stanza_size's own range, which the bounds below are
+        // built from (a lower bound above the upper one would trap).
+        try require(
+            limits.smMaxUnackedSize, in: limits.maxStanzaSize...(1 << 30), key: "sm_max_unacked_size", formatSize,
+            why: "; it must hold at least one stanza of max_stanza_size")
         try require(
             limits.maxQueuedOutput, in: (2 * limits.maxStanzaSize)...(1 << 30), key: "max_queued_output", formatSize,
             why: "; it must hold at least two stanzas of max_stanza_size")
