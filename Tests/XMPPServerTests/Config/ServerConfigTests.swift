@@ -152,6 +152,7 @@ import Testing
         ("max_stanza_size_unauthenticated = 9999", "max_stanza_size_unauthenticated", "must be from 10000 to 64MiB"),
         ("max_stanza_size = 8KiB", "max_stanza_size", "must be from 16KiB to 64MiB, got 8KiB"),
         ("max_stanza_size = 128MiB", "max_stanza_size", "must be from 16KiB to 64MiB"),
+        ("max_stanza_size = 2GiB", "max_stanza_size", "must be from 16KiB to 64MiB"),
         ("vcard_max_size = 1000", "vcard_max_size", "must be from 1KiB to 64MiB, got 1000"),
         ("offline_quota_size = 2GiB", "offline_quota_size", "must be from 0 to 1GiB, got 2GiB"),
         ("blocklist_max_items = 0", "blocklist_max_items", "must be from 1 to 100000, got 0"),
