@@ -82,6 +82,9 @@ public final class XMLStreamParser {
     /// the peer may have bound a long one to a prefix once. Counted against
     /// `maxStanzaSize`, so that what we write stays linear in what we read.
     private var namespaceOverhead = 0
+    /// Bytes of namespace declarations on the start tag being parsed: a
+    /// declaration the peer wrote inline is paid for in its own input.
+    private var declaredOnThisTag = 0
     /// Where the last construct Expat reported ended: what follows is a
     /// token Expat has not finished.
     private var lastEventEnd = 0
@@ -129,6 +132,7 @@ public final class XMLStreamParser {
         text = []
         pendingDeclarations = []
         bytesFed = 0
+        declaredOnThisTag = 0
         heldFirstByte = nil
         unitStart = 0
         namespaceOverhead = 0
@@ -259,14 +263,15 @@ public final class XMLStreamParser {
         let (namespace, name) = splitName(qualifiedName)
         var parsed: [Attribute] = []
         parsed.reserveCapacity(count)
+        var growth = 0
         for index in 0..<count {
             let (attributeNamespace, attributeName) = splitName(attributes[2 * index]!)
             parsed.append(Attribute(attributeName, namespace: attributeNamespace, String(cString: attributes[2 * index + 1]!)))
-            if !attributeNamespace.isEmpty, attributeNamespace != NS.xml {
-                namespaceOverhead += attributeNamespace.utf8.count + 16
-            }
+            if !attributeNamespace.isEmpty, attributeNamespace != NS.xml { growth += attributeNamespace.utf8.count + 16 }
         }
-        if let parent = stack.last, parent.namespace != namespace { namespaceOverhead += namespace.utf8.count + 10 }
+        if let parent = stack.last, parent.namespace != namespace { growth += namespace.utf8.count + 10 }
+        namespaceOverhead += max(0, growth - declaredOnThisTag)
+        declaredOnThisTag = 0
         guard end - unitStart + namespaceOverhead <= limits.maxStanzaSize else {
             return fail(.policyViolation, "stanza larger than \(limits.maxStanzaSize) bytes once its namespaces are written out")
         }
@@ -337,7 +342,12 @@ public final class XMLStreamParser {
     }
 
     fileprivate func declareNamespace(prefix: UnsafePointer<XML_Char>?, uri: UnsafePointer<XML_Char>?) {
-        guard !streamOpened else { return }  // only the header's declarations are reported
+        guard !streamOpened else {
+            // Only the header's declarations are reported; inside a stanza
+            // they offset the namespace growth (see `namespaceOverhead`).
+            declaredOnThisTag += (uri.map { strlen($0) } ?? 0) + (prefix.map { strlen($0) } ?? 0) + 10
+            return
+        }
         pendingDeclarations.append((prefix.map { String(cString: $0) }, uri.map { String(cString: $0) } ?? ""))
     }
 

@@ -110,6 +110,20 @@ let clientHeader = """
         #expect(try XMLSerializer.bytes(element).count <= 64 << 10)
     }
 
+    /// Namespaces a peer declares inline on each element are paid for in
+    /// its own input: a stanza that fits the limit as sent is accepted.
+    @Test func inlineNamespaceDeclarationsDoNotCountTwice() {
+        let children = String(repeating: "<x xmlns='urn:test:child'/>", count: 1000)  // 27 KB
+        let stanza = "<message>\(children)</message>"
+        let parser = XMLStreamParser(limits: .init(maxStanzaSize: stanza.utf8.count + 100))
+        _ = parser.feed("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
+        guard case .element(let element)? = parser.feed(stanza).first else {
+            Issue.record("a stanza within the limit was refused")
+            return
+        }
+        #expect(element.elements.count == 1000)
+    }
+
     @Test func whitespaceBetweenStanzasIsAKeepaliveNotAnError() {
         let parser = XMLStreamParser()
         _ = parser.feed(clientHeader)
