@@ -9,6 +9,19 @@ import XMPPTestSupport
 @Suite struct AccountRevocationTests {
     private static let remove = "<iq type='set' id='rm'><query xmlns='jabber:iq:register'><remove/></query></iq>"
 
+    /// Someone new registers the name romeo in band, logs in and binds.
+    private func registerRomeoAgain(on server: TestServer) throws -> TestClient {
+        let newcomer = server.connect()
+        try newcomer.openStream()
+        newcomer.send(
+            "<iq type='set' id='reg'><query xmlns='jabber:iq:register'><username>romeo</username>"
+                + "<password>new</password></query></iq>")
+        #expect(try newcomer.receiveOne()[attribute: "type"] == "result")
+        try newcomer.authenticate("romeo", "new")
+        try newcomer.bind("fresh")
+        return newcomer
+    }
+
     @Test func deletingAnAccountEndsItsOtherSessionsAndTellsItsContacts() throws {
         let (server, romeo, juliet) = try romeoAndJulietAsContacts()
         let second = server.connect()
@@ -40,12 +53,7 @@ import XMPPTestSupport
         _ = romeo.receiveElements()
         _ = juliet.receiveElements()
 
-        let newcomer = server.connect()
-        try newcomer.openStream()
-        newcomer.send("<iq type='set' id='reg'><query xmlns='jabber:iq:register'><username>romeo</username><password>new</password></query></iq>")
-        #expect(try newcomer.receiveOne()[attribute: "type"] == "result")
-        try newcomer.authenticate("romeo", "new")
-        try newcomer.bind("fresh")
+        let newcomer = try registerRomeoAgain(on: server)
         newcomer.send("<iq type='get' id='r'><query xmlns='jabber:iq:roster'/></iq>")
         newcomer.send("<presence/>")
         let seen = newcomer.receiveElements()
@@ -120,12 +128,7 @@ import XMPPTestSupport
         leaving.send(Self.remove)
         _ = leaving.receiveElements()
 
-        let newcomer = server.connect()
-        try newcomer.openStream()
-        newcomer.send("<iq type='set' id='reg'><query xmlns='jabber:iq:register'><username>romeo</username><password>new</password></query></iq>")
-        #expect(try newcomer.receiveOne()[attribute: "type"] == "result")
-        try newcomer.authenticate("romeo", "new")
-        try newcomer.bind("fresh")
+        let newcomer = try registerRomeoAgain(on: server)
         newcomer.send("<presence/>")
         newcomer.send("<iq type='get' id='v'><vCard xmlns='vcard-temp'/></iq>")
         newcomer.send("<iq type='get' id='p'><pubsub xmlns='http://jabber.org/protocol/pubsub'><items node='urn:test:n'/></pubsub></iq>")
