@@ -3,6 +3,7 @@ import XMPPServer
 /// A connection with no socket: what the session writes is collected for
 /// the test to read; what the test sends goes straight into the session.
 public final class MemoryTransport: SessionTransport {
+    public var session: ClientSession?
     /// Everything written and not yet taken by `takeOutput()`.
     public private(set) var output: [UInt8] = []
     /// Whether the session closed the connection.

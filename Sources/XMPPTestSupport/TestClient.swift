@@ -7,7 +7,10 @@ import XMPPServer
 public final class TestClient {
     public let server: TestServer
     public let transport: MemoryTransport
-    public let session: ClientSession
+    /// The session the connection belongs to: the one it opened, or the
+    /// one it resumed (XEP-0198).
+    public var session: ClientSession { transport.session ?? opened }
+    private let opened: ClientSession
     /// Reads what the server writes, which can exceed the server's own
     /// limits on what it reads: a stamped `from` is one attribute more, and
     /// escaping makes a `'` in an attribute six bytes.
@@ -19,7 +22,8 @@ public final class TestClient {
     init(server: TestServer, host: String, id: Int, directTLS: Bool) {
         self.server = server
         transport = MemoryTransport(host: host)
-        session = ClientSession(server: server.context, transport: transport, id: id, directTLS: directTLS)
+        opened = ClientSession(server: server.context, transport: transport, id: id, directTLS: directTLS)
+        transport.session = opened
     }
 
     // MARK: - Raw exchange

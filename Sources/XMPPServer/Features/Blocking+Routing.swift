@@ -1,5 +1,4 @@
 import XMPPCore
-import XMPPStorage
 
 /// XEP-0191 §3.3 in routing: what happens to a stanza between a user and
 /// someone they block, or who blocks them.
@@ -19,32 +18,33 @@ import XMPPStorage
 /// only, so the requester's roster shows it pending as for anyone who does
 /// not answer.
 extension Blocking {
-    /// Applies the table to a stanza `session` sends to a local
-    /// `recipient`, by the cached lists: true when it must not be routed,
-    /// after answering it as the table says.
+    /// The pre-route hook: applies the table to a stanza to a local user,
+    /// by the cached lists, and takes the stanza when it must not be
+    /// routed, after answering it as the table says.
     ///
     /// A recipient with no session has no cached list: its messages are
     /// checked against the stored list on their way to offline storage,
-    /// the server's answers on its behalf in their storage jobs.
-    /// - Parameter checkingRecipient: False to apply only the sender's
-    ///   list (subscription stanzas, which the recipient's side checks).
-    static func refuses(
-        _ stanza: Element, to recipient: JID, from session: ClientSession, checkingRecipient: Bool = true
-    ) -> Bool {
-        guard let sender = session.jid else { return false }
-        switch session.server.blocklists.verdict(from: sender, to: recipient) {
+    /// the server's answers on its behalf in their storage jobs
+    /// (`Stores.reaches`). A subscription stanza to a user who blocks its
+    /// sender is left to the recipient's side, which drops it there
+    /// (`Subscriptions`).
+    @Sendable static func intercept(_ stanza: RoutedStanza) -> Handling {
+        guard let recipient = stanza.recipient, recipient.localpart != nil else { return .passed }
+        let element = stanza.element
+        let session = stanza.session
+        switch session.server.blocklists.verdict(from: stanza.sender, to: recipient) {
         case .allowed:
-            return false
+            return .passed
         case .senderBlocksRecipient:
-            let isResult = stanza.name == "iq" && stanza[attribute: "type"] == "result"
-            if !isResult, let reply = Stanza(stanza)?.errorReply(blockedError) { session.send(reply) }
-            return true
+            let isResult = element.name == "iq" && element[attribute: "type"] == "result"
+            if !isResult, let reply = Stanza(element)?.errorReply(blockedError) { session.send(reply) }
+            return .handled
         case .recipientBlocksSender:
-            guard checkingRecipient else { return false }
-            if answersInbound(stanza), let reply = Stanza(stanza)?.errorReply(StanzaError(.serviceUnavailable)) {
+            if isSubscription(element) { return .passed }
+            if answersInbound(element), let reply = Stanza(element)?.errorReply(StanzaError(.serviceUnavailable)) {
                 session.send(reply)
             }
-            return true
+            return .handled
         }
     }
 
@@ -62,17 +62,8 @@ extension Blocking {
         }
     }
 
-    /// For storage jobs that answer on a user's behalf (offline messages,
-    /// IQs to the bare JID): whether `username` exists and does not block
-    /// `sender`, by the stored list. The two look the same from outside
-    /// (RFC 6121 §8.5.1, XEP-0191 §3.3: `service-unavailable`).
-    static func reaches(_ username: String, from sender: JID, in stores: Stores) throws -> Bool {
-        guard try stores.accounts.accountExists(username) else { return false }
-        return try sender.localpart == username || !isBlocked(sender, by: username, in: stores)
-    }
-
-    /// Whether `username` blocks `sender`, by the stored list.
-    static func isBlocked(_ sender: JID, by username: String, in stores: Stores) throws -> Bool {
-        try stores.blocklists.blocks(username, anyOf: Blocklist.forms(of: sender))
+    private static func isSubscription(_ stanza: Element) -> Bool {
+        guard stanza.name == "presence", let type = stanza[attribute: "type"] else { return false }
+        return ["subscribe", "subscribed", "unsubscribe", "unsubscribed"].contains(type)
     }
 }

@@ -23,11 +23,24 @@ public struct Blocking: ServerFeature {
 
     public func install(_ hooks: inout Hooks) {
         hooks.advertise(NS.blocking)
+        hooks.onPreRoute(Self.intercept)
         hooks.onAuthenticated(Self.load)
         hooks.onSessionEnded(Self.release)
         hooks.onIQ(.get, NS.blocking, "blocklist", to: [.account], Self.get)
         hooks.onIQ(.set, NS.blocking, "block", to: [.account], Self.change)
         hooks.onIQ(.set, NS.blocking, "unblock", to: [.account], Self.change)
+    }
+
+    /// Whether a resource asked for the blocklist, and so gets the pushes
+    /// of its changes (§3.2).
+    enum Interested: FeatureStateKey {
+        static let initialValue = false
+    }
+
+    /// Whether a session holds its user's entry in `server.blocklists`
+    /// (loaded at authentication, released at the end).
+    enum HoldsList: FeatureStateKey {
+        static let initialValue = false
     }
 
     // MARK: - The cached list
@@ -42,7 +55,7 @@ public struct Blocking: ServerFeature {
                 return session.fail(StreamError(.internalServerError, text: "cannot load the blocklist"))
             }
             session.server.blocklists.retain(username, loaded: Blocklist(jids))
-            session.holdsBlocklist = true
+            session.state[HoldsList.self] = true
         }
     }
 
@@ -50,8 +63,8 @@ public struct Blocking: ServerFeature {
     /// jobs queued so far have completed: their completions (the
     /// unavailable presence of a departing session, say) still see it.
     @Sendable private static func release(_ session: ClientSession) {
-        guard session.holdsBlocklist, let username = session.username else { return }
-        session.holdsBlocklist = false
+        guard session.state[HoldsList.self], let username = session.username else { return }
+        session.state[HoldsList.self] = false
         let server = session.server
         server.storage.run(on: server.loop, { _ in }) { _ in server.blocklists.release(username) }
     }
@@ -62,7 +75,7 @@ public struct Blocking: ServerFeature {
     @Sendable private static func get(_ request: IQRequest) {
         let session = request.session
         guard let username = session.username else { return }
-        session.isBlocklistInterested = true
+        session.state[Interested.self] = true
         let list = session.server.blocklists.list(of: username) ?? Blocklist()
         var blocklist = Element("blocklist", namespace: NS.blocking)
         for jid in list.jids.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
@@ -133,8 +146,9 @@ public struct Blocking: ServerFeature {
         case changed(before: Blocklist, roster: [RosterItem])
     }
 
-    /// §3.3–§3.5: stores the change, answers, tells the contacts whose view
-    /// of the user changes, updates the cache, and pushes the change.
+    /// §3.3–§3.5: stores the change, answers, updates the cache, tells
+    /// whoever observes `BlocklistChanged` (the presence effects), and
+    /// pushes the change.
     @Sendable private static func change(_ request: IQRequest) {
         let session = request.session
         guard let username = session.username, let user = session.jid?.bare else { return }
@@ -161,67 +175,13 @@ public struct Blocking: ServerFeature {
                 var after = before
                 change.apply(to: &after)
                 let server = session.server
-                announceBlock(of: user, from: before, to: after, roster: roster, server: server)
                 server.blocklists.update(username) { change.apply(to: &$0) }
-                announceUnblock(of: user, from: before, to: after, roster: roster, server: server)
-                server.push(change.element, to: user) { $0.isBlocklistInterested }
+                server.hooks.fire(BlocklistChanged(user: user, before: before, after: after, roster: roster, server: server))
+                server.push(change.element, to: user) { $0.state[Interested.self] }
             case .failure(let error):
                 session.log.error("blocklist change for \(username) failed: \(error)")
                 request.fail(StanzaError(.internalServerError))
             }
         }
-    }
-
-    // MARK: - Presence effects
-
-    /// §3.3: unavailable presence from each available resource of `user`
-    /// to every newly blocked entity that had its presence: subscribers
-    /// (or the blocked resource of one) and directed-presence recipients.
-    /// Sent before the cache changes, past the blocklists.
-    private static func announceBlock(of user: JID, from before: Blocklist, to after: Blocklist, roster: [RosterItem], server: ServerContext) {
-        var targets: [JID] = []
-        for subscriber in contacts(in: roster, where: \.includesFrom) {
-            if after.blocks(subscriber) {
-                if !before.blocks(subscriber) { targets.append(subscriber) }
-                continue
-            }
-            for jid in after.jids.subtracting(before.jids) {
-                guard let blocked = try? JID(jid), blocked.resourcepart != nil, blocked.bare == subscriber else { continue }
-                targets.append(blocked)
-            }
-        }
-        for handle in server.sessions.availableSessions(of: user) {
-            for target in targets { PresenceBroadcast.forward(unavailable(from: handle.jid, to: target), to: target, server: server) }
-        }
-        for handle in server.sessions.sessions(of: user) {
-            handle.withSession { session in
-                guard let jid = session.jid else { return }
-                let blocked = session.directedPresence.filter { after.blocks($0) && !before.blocks($0) }
-                for target in blocked {
-                    PresenceBroadcast.forward(unavailable(from: jid, to: target), to: target, server: session.server)
-                }
-                session.directedPresence.subtract(blocked)
-            }
-        }
-    }
-
-    /// §3.4: the current presence of `user` to unblocked subscribers, and
-    /// the presence of unblocked contacts the user is subscribed to.
-    private static func announceUnblock(of user: JID, from before: Blocklist, to after: Blocklist, roster: [RosterItem], server: ServerContext) {
-        let unblocked = { (contact: JID) in before.blocks(contact) && !after.blocks(contact) }
-        for subscriber in contacts(in: roster, where: \.includesFrom) where unblocked(subscriber) {
-            PresenceBroadcast.sendCurrentPresence(of: user, to: subscriber, type: .available, server: server)
-        }
-        for contact in contacts(in: roster, where: \.includesTo) where unblocked(contact) {
-            PresenceBroadcast.sendCurrentPresence(of: contact, to: user, type: .available, server: server)
-        }
-    }
-
-    private static func contacts(in roster: [RosterItem], where subscription: KeyPath<SubscriptionState.Subscription, Bool>) -> [JID] {
-        roster.compactMap { item in item.state.subscription[keyPath: subscription] ? try? JID(item.contact) : nil }
-    }
-
-    private static func unavailable(from: JID, to: JID) -> Element {
-        Element("presence", namespace: NS.client, attributes: ["type": "unavailable", "from": from.description, "to": to.description])
     }
 }

@@ -6,8 +6,13 @@ import XMPPCore
 /// its user sends from another resource (`<sent/>`) or receives on
 /// another resource (`<received/>`), wrapped in an XEP-0297
 /// `<forwarded/>`, from the user's bare JID and to its own full JID (§7,
-/// §8). The flag lives on the session's registry handle, so it goes with
-/// the session.
+/// §8). The flag is session state (`Enabled`), so it goes with the session.
+///
+/// On the routing path: an `onMessage` handler at priority 50 (after the
+/// archive's ids, before delivery) removes `<private/>`, notes whether the
+/// message is eligible and sends the `<sent/>` copies; `MessageDelivered`
+/// brings the `<received/>` copies, for the resources that did not get the
+/// message itself.
 ///
 /// Choices where the XEP leaves room:
 /// - Eligible (§6): type `chat`, and type `normal` with a `<body/>`, as
@@ -21,66 +26,75 @@ import XMPPCore
 public struct Carbons: ServerFeature {
     public init() {}
 
+    /// Whether the resource enabled carbons.
+    enum Enabled: FeatureStateKey {
+        static let initialValue = false
+    }
+
+    /// Whether a routed message gets carbons (§6), noted before delivery.
+    enum Eligible: FeatureStateKey {
+        static let initialValue = false
+    }
+
     public func install(_ hooks: inout Hooks) {
         hooks.advertise(NS.carbons)
         // §5, §10.1: enabling or disabling again is no error.
         hooks.onIQ(.set, NS.carbons, "enable", to: [.account]) { request in
-            request.session.handle?.carbonsEnabled = true
+            request.session.state[Enabled.self] = true
             request.reply()
         }
         hooks.onIQ(.set, NS.carbons, "disable", to: [.account]) { request in
-            request.session.handle?.carbonsEnabled = false
+            request.session.state[Enabled.self] = false
             request.reply()
         }
+        hooks.onMessage(to: [.bare, .full], priority: 50) { message in
+            Self.copySent(&message)
+            return .passed
+        }
+        hooks.on(MessageDelivered.self, Self.copyReceived)
     }
 
-    /// A message on its way to a local user, checked once for carbons.
-    struct Copying {
-        /// The message as delivered: without `<private/>`.
-        var delivered: Message
-        /// Whether it gets carbons (§6).
-        var isEligible: Bool
-
-        init(_ message: Message) {
-            delivered = message
-            isEligible = false
-            var isPrivate = false
-            var excluded = false
-            for child in message.element.elements {
-                switch (child.namespace, child.name) {
-                case (NS.carbons, "private"): isPrivate = true
-                case (NS.carbons, "sent"), (NS.carbons, "received"), (NS.hints, "no-copy"): excluded = true
-                default: break
-                }
+    /// Whether `message` is eligible (§6), and whether it is `<private/>`.
+    private static func eligibility(of message: Element) -> (isEligible: Bool, isPrivate: Bool) {
+        var isPrivate = false
+        var excluded = false
+        for child in message.elements {
+            switch (child.namespace, child.name) {
+            case (NS.carbons, "private"): isPrivate = true
+            case (NS.carbons, "sent"), (NS.carbons, "received"), (NS.hints, "no-copy"): excluded = true
+            default: break
             }
-            if isPrivate { delivered.element.removeChildren("private", namespace: NS.carbons) }
-            guard !isPrivate, !excluded else { return }
-            switch message.type {
-            case .chat: isEligible = true
-            case .normal: isEligible = message.body != nil
-            case .error, .groupchat, .headline: isEligible = false
-            }
+        }
+        guard !isPrivate, !excluded, let message = Message(message) else { return (false, isPrivate) }
+        switch message.type {
+        case .chat: return (true, false)
+        case .normal: return (message.body != nil, false)
+        case .error, .groupchat, .headline: return (false, false)
         }
     }
 
-    /// §8: a `<sent/>` copy of what `session` sent to `recipient`, for
-    /// each of the user's other resources with carbons on.
-    static func copySent(_ copying: Copying, to recipient: JID, from session: ClientSession) {
-        guard copying.isEligible, let sender = session.jid else { return }
-        var original = copying.delivered.element
-        if original[attribute: "to"] == nil { original[attribute: "to"] = recipient.description }
-        send("sent", original, of: sender.bare, skipping: [sender], server: session.server)
+    /// §8, §9: removes `<private/>`, notes whether the message is eligible,
+    /// and sends a `<sent/>` copy to each of the sender's other resources
+    /// with carbons on.
+    private static func copySent(_ routed: inout RoutedMessage) {
+        let (isEligible, isPrivate) = eligibility(of: routed.element)
+        if isPrivate { routed.element.removeChildren("private", namespace: NS.carbons) }
+        guard isEligible else { return }
+        routed.notes[Eligible.self] = true
+        var original = routed.element
+        if original[attribute: "to"] == nil { original[attribute: "to"] = routed.recipient.description }
+        send("sent", original, of: routed.sender.bare, skipping: [routed.sender], server: routed.server)
     }
 
-    /// §7: a `<received/>` copy of a message `user` got on `recipients`,
-    /// for each of the user's other resources with carbons on.
-    static func copyReceived(_ copying: Copying, by user: JID, on recipients: [JID], server: ServerContext) {
-        guard copying.isEligible, !recipients.isEmpty else { return }
-        send("received", copying.delivered.element, of: user, skipping: recipients, server: server)
+    /// §7: a `<received/>` copy of a delivered message, for each of the
+    /// user's other resources with carbons on.
+    @Sendable private static func copyReceived(_ delivery: MessageDelivered) {
+        guard delivery.message.notes[Eligible.self] else { return }
+        send("received", delivery.message.element, of: delivery.user, skipping: delivery.resources, server: delivery.message.server)
     }
 
     private static func send(_ kind: String, _ message: Element, of user: JID, skipping: [JID], server: ServerContext) {
-        let targets = server.sessions.sessions(of: user) { $0.carbonsEnabled && !skipping.contains($0.jid) }
+        let targets = server.sessions.sessions(of: user) { !skipping.contains($0.jid) }
         guard !targets.isEmpty else { return }
         let forwarded = Element("forwarded", namespace: NS.forward, children: [.element(message)])
         var carbon = Element("message", namespace: NS.client, attributes: ["from": user.description])
@@ -88,7 +102,10 @@ public struct Carbons: ServerFeature {
         carbon.append(Element(kind, namespace: NS.carbons, children: [.element(forwarded)]))
         for handle in targets {
             carbon[attribute: "to"] = handle.jid.description
-            handle.deliver(carbon)
+            let copy = carbon
+            handle.withSession { session in
+                if session.state[Enabled.self] { session.deliver(copy) }
+            }
         }
     }
 }

@@ -7,18 +7,52 @@ import XMPPCore
 /// the client — a message, a subscription request, an IQ — or when it
 /// becomes active again, so an idle phone's radio wakes for what matters.
 ///
-/// XMPPFramework apps send these without checking the stream feature, and
-/// an unknown top-level element would end the stream, so they are always
-/// accepted.
+/// The hold is a delivery filter (`Hooks.onDeliver`): it sees every
+/// stanza on its way to the client.
+///
+/// COMPAT: XMPPFramework apps send these without checking the stream
+/// feature, and an unknown top-level element would end the stream, so they
+/// are always accepted.
 public struct ClientStateIndication: ServerFeature {
     public init() {}
+
+    /// Whether the client said its user is not looking.
+    enum Inactive: FeatureStateKey {
+        static let initialValue = false
+    }
+
+    /// The presence updates held while the client is inactive.
+    enum Held: FeatureStateKey {
+        static let initialValue = HeldPresence()
+    }
 
     public func install(_ hooks: inout Hooks) {
         hooks.streamFeature { session in
             session.phase == .authenticated ? Element("csi", namespace: NS.csi) : nil
         }
-        hooks.onNonza(NS.csi, "active") { _, session in session.isInactive = false }
-        hooks.onNonza(NS.csi, "inactive") { _, session in session.isInactive = true }
+        hooks.onNonza(NS.csi, "active") { _, session in
+            session.state[Inactive.self] = false
+            Self.release(session)
+        }
+        hooks.onNonza(NS.csi, "inactive") { _, session in session.state[Inactive.self] = true }
+        hooks.onDeliver(Self.hold)
+    }
+
+    /// Holds a presence update for an inactive client; anything else
+    /// first releases what is held.
+    @Sendable private static func hold(_ element: Element, for session: ClientSession) -> Handling {
+        if session.state[Inactive.self], HeldPresence.canHold(element) {
+            if session.state[Held.self].hold(element) { release(session) }
+            return .handled
+        }
+        release(session)
+        return .passed
+    }
+
+    /// Sends the held presence updates, if any.
+    private static func release(_ session: ClientSession) {
+        guard !session.state[Held.self].isEmpty else { return }
+        for presence in session.state[Held.self].take() { session.send(presence) }
     }
 }
 
@@ -63,25 +97,6 @@ struct HeldPresence {
             latest = [:]
         }
         return order.compactMap { latest[$0] }
-    }
-}
-
-extension ClientSession {
-    /// Delivers a routed stanza, holding presence updates while the client
-    /// is inactive.
-    func deliver(_ element: Element) {
-        if isInactive, HeldPresence.canHold(element) {
-            if heldPresence.hold(element) { releaseHeldPresence() }
-            return
-        }
-        releaseHeldPresence()
-        send(element)
-    }
-
-    /// Sends the held presence updates, if any.
-    func releaseHeldPresence() {
-        guard !heldPresence.isEmpty else { return }
-        for presence in heldPresence.take() { send(presence) }
     }
 }
 

@@ -47,7 +47,7 @@ public struct Disco: ServerFeature {
     @Sendable private static func contactInfo(_ request: IQRequest) {
         guard let username = request.target.localpart, let requester = request.session.jid else { return }
         request.session.withStorage({ stores in
-            try Blocking.reaches(username, from: requester, in: stores)
+            try stores.reaches(username, from: requester)
                 && (try stores.roster.item(requester.bare.description, of: username)?.state.sharesPresence ?? false)
         }) { result in
             switch result {

@@ -5,9 +5,10 @@ public enum Features {
     /// - Parameter clock: The wall clock archive stamps come from.
     public static func standard(_ config: ServerConfig, clock: WallClock = .system) -> [any ServerFeature] {
         var features: [any ServerFeature] = [
-            Disco(), Ping(), Registration(), LegacySession(), Roster(), PresenceBroadcast.Feature(), ClientStateIndication(),
-            VCardTemp(), Blocking(), Carbons(), SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(),
-            LegacyArchivingPreferences(), StreamManagement(), HTTPUpload(config: config), PEP(),
+            Disco(), Ping(), Registration(), LegacySession(), Roster(), Subscriptions(), PresenceBroadcast(),
+            ClientStateIndication(), MessageDelivery(), OfflineMessages(), VCardTemp(), Blocking(), Carbons(),
+            SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(), LegacyArchivingPreferences(),
+            StreamManagement(), HTTPUpload(config: config), PEP(),
         ]
         if config.archive.enabled { features.append(MessageArchive(config.archive, clock: clock)) }
         return features

@@ -48,6 +48,10 @@ public struct HTTPUpload: ServerFeature {
         guard enabled else { return }
         let services = addresses.map(IQTarget.service)
         hooks.advertiseItem(DiscoItem(jid: addresses[0], name: Self.name))
+        // A deleted account's files go with it.
+        hooks.on(AccountDeleted.self) { deletion in
+            for slot in deletion.deleted.uploadSlots { deletion.server.upload?.files.remove(slot) }
+        }
         hooks.onIQ(.get, NS.discoInfo, "query", to: services, Self.discoInfo)
         hooks.onIQ(.get, NS.discoItems, "query", to: services) { request in
             if let query = Disco.query(request) { request.reply(query) }

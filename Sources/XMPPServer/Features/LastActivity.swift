@@ -13,8 +13,8 @@ import XMPPStorage
 ///
 /// A logout is when the user's last available resource goes unavailable,
 /// by unavailable presence (whose `<status/>` is kept) or by the end of
-/// its session (no status); `PresenceBroadcast` reports both. A user never
-/// seen going offline gets `item-not-found`.
+/// its session (no status); `PresenceBroadcast` fires `LastUnavailable`
+/// for both. A user never seen going offline gets `item-not-found`.
 public struct LastActivity: ServerFeature {
     public init() {}
 
@@ -26,6 +26,7 @@ public struct LastActivity: ServerFeature {
             request.reply(Self.query(seconds: Int(uptime.components.seconds), status: nil))
         }
         hooks.onIQ(.get, NS.last, "query", to: [.account, .user], Self.user)
+        hooks.on(LastUnavailable.self, Self.recordLogout)
     }
 
     private enum Lookup: Sendable {
@@ -40,7 +41,7 @@ public struct LastActivity: ServerFeature {
         guard let username = user.localpart, let requester = session.jid else { return }
         let isOwn = requester.localpart == username
         session.withStorage({ stores -> Lookup in
-            guard try Blocking.reaches(username, from: requester, in: stores) else { return .unreachable }
+            guard try stores.reaches(username, from: requester) else { return .unreachable }
             if !isOwn {
                 let item = try stores.roster.item(requester.bare.description, of: username)
                 guard item?.state.subscription.includesFrom == true else { return .forbidden }
@@ -72,11 +73,11 @@ public struct LastActivity: ServerFeature {
         return query
     }
 
-    /// Records that `user` (a bare JID) has just gone offline, leaving
-    /// `status`.
-    static func recordLogout(of user: JID, status: String?, server: ServerContext) {
-        guard let username = user.localpart else { return }
-        let logout = LastLogout(timestamp: Int(Date().timeIntervalSince1970), status: status)
+    /// Records that a user has just gone offline, with the status it left.
+    @Sendable private static func recordLogout(_ event: LastUnavailable) {
+        let server = event.server
+        guard let username = event.user.localpart else { return }
+        let logout = LastLogout(timestamp: Int(Date().timeIntervalSince1970), status: event.status)
         server.storage.run(on: server.loop, { stores in try stores.lastActivity.setLastLogout(logout, of: username) }) {
             result in
             switch result {

@@ -7,7 +7,24 @@ import XMPPStorage
 /// session waits for the storage job) and delivered at the user's next
 /// initial presence, in order, with an XEP-0203 `<delay/>` stamp, then
 /// removed.
-enum OfflineMessages {
+///
+/// The `onMessageOffline` fallback, and an `InitialPresence` observer
+/// (after the pending subscription requests).
+public struct OfflineMessages: ServerFeature {
+    public init() {}
+
+    public func install(_ hooks: inout Hooks) {
+        hooks.onMessageOffline { undelivered in
+            if let sender = undelivered.waitingSender {
+                Self.store(undelivered.message, for: undelivered.user, from: sender)
+            } else {
+                Self.keep(undelivered.message, for: undelivered.user, server: undelivered.server)
+            }
+            return .handled
+        }
+        hooks.on(InitialPresence.self) { login in Self.deliver(to: login.session) }
+    }
+
     private enum Outcome: Sendable {
         case stored, overQuota, unreachable, notKept
     }
@@ -15,12 +32,12 @@ enum OfflineMessages {
     /// Keeps `message` for `user` (a bare JID), answering the sender with an
     /// error when the account does not exist, blocks the sender, or is over
     /// its quota.
-    static func store(_ message: Message, for user: JID, from session: ClientSession) {
+    private static func store(_ message: Message, for user: JID, from session: ClientSession) {
         guard let username = user.localpart else { return }
         session.withStorage(job(storing: message, for: username, server: session.server)) { result in
             switch result {
             case .success(.unreachable):
-                MessageDelivery.bounce(message, .serviceUnavailable, session)
+                if let reply = message.errorReply(StanzaError(.serviceUnavailable)) { session.send(reply) }
             case .success(.overQuota):
                 session.log.notice("offline quota of \(username) reached")
                 if let reply = message.errorReply(StanzaError(.resourceConstraint, type: .wait, text: "the recipient's offline storage is full")) {
@@ -38,7 +55,7 @@ enum OfflineMessages {
     /// Keeps `message` for `user` with no session waiting for the outcome
     /// (a message its recipient's session accepted but never acknowledged);
     /// a failure is logged.
-    static func keep(_ message: Message, for user: JID, server: ServerContext) {
+    private static func keep(_ message: Message, for user: JID, server: ServerContext) {
         guard let username = user.localpart else { return }
         server.storage.run(on: server.loop, job(storing: message, for: username, server: server)) { result in
             switch result {
@@ -62,7 +79,7 @@ enum OfflineMessages {
         let quota = OfflineQuota(messages: limits.offlineQuota, bytes: limits.offlineQuotaSize)
         return { stores in
             // No such account, or it blocks the sender (XEP-0191 §3.3).
-            guard let senderJID, try Blocking.reaches(username, from: senderJID, in: stores) else {
+            guard let senderJID, try stores.reaches(username, from: senderJID) else {
                 return .unreachable
             }
             // XEP-0160 §3: only messages with a body are worth keeping.
@@ -78,7 +95,7 @@ enum OfflineMessages {
     /// A stored message that does not parse back (a damaged row) is
     /// removed too, with an error logged, so that it can neither hold the
     /// user's quota forever nor be retried at every login.
-    static func deliver(to session: ClientSession) {
+    private static func deliver(to session: ClientSession) {
         guard let username = session.username else { return }
         let domain = session.server.domain
         session.withStorage({ stores in try stores.offline.messages(for: username) }) { result in

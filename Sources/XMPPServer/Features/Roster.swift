@@ -5,18 +5,14 @@ import XMPPStorage
 /// remove (§2.3, §2.5), and a push of every change to the user's
 /// interested resources (§2.1.6).
 ///
-/// Removing an item also cancels the subscriptions both ways (§2.5.2);
-/// that part belongs to `Subscriptions`, which this feature calls.
+/// Removing an item also cancels the subscriptions both ways (§2.5.2):
+/// `Subscriptions` does that on the `RosterItemRemoved` this fires.
 public struct Roster: ServerFeature {
     public init() {}
 
     public func install(_ hooks: inout Hooks) {
         hooks.streamFeature { session in
             session.phase == .authenticated ? Element("ver", namespace: NS.rosterVersioning) : nil
-        }
-        // RFC 6121 §3.4: `Subscriptions` honours pre-approvals.
-        hooks.streamFeature { session in
-            session.phase == .authenticated ? Element("sub", namespace: NS.preApproval) : nil
         }
         hooks.onIQ(.get, NS.roster, "query", to: [.account], Self.get)
         hooks.onIQ(.set, NS.roster, "query", to: [.account], Self.set)
@@ -30,7 +26,7 @@ public struct Roster: ServerFeature {
     @Sendable private static func get(_ request: IQRequest) {
         let session = request.session
         guard let username = session.username else { return }
-        session.isRosterInterested = true
+        session.state[RosterInterest.self] = true
         session.withStorage({ stores in
             (try stores.roster.items(of: username), try stores.roster.version(of: username))
         }) { result in
@@ -38,7 +34,7 @@ public struct Roster: ServerFeature {
                 return request.fail(StanzaError(.internalServerError))
             }
             var query = Element("query", namespace: NS.roster, attributes: ["ver": String(version)])
-            for item in items where item.inRoster { query.append(element(for: item)) }
+            for item in items where item.inRoster { query.append(item.element) }
             request.reply(query)
         }
     }
@@ -74,7 +70,7 @@ public struct Roster: ServerFeature {
                     return request.fail(StanzaError(.internalServerError))
                 case .success(let (item, version)?):
                     request.reply()
-                    push(element(for: item), version: version, to: owner, server: session.server)
+                    session.server.pushRosterItem(item.element, version: version, to: owner)
                 }
             }
         case .remove(let contact):
@@ -89,8 +85,9 @@ public struct Roster: ServerFeature {
                     request.reply()
                     var removed = Element("item", namespace: NS.roster, attributes: ["jid": contact.description])
                     removed[attribute: "subscription"] = "remove"
-                    push(removed, version: version, to: owner, server: session.server)
-                    Subscriptions.cancelBothWays(item.state, between: owner, and: contact, server: session.server)
+                    let server = session.server
+                    server.pushRosterItem(removed, version: version, to: owner)
+                    server.hooks.fire(RosterItemRemoved(owner: owner, contact: contact, state: item.state, server: server))
                 case .success(nil):
                     request.fail(StanzaError(.itemNotFound, text: "no such roster item"))
                 case .failure:
@@ -138,26 +135,5 @@ public struct Roster: ServerFeature {
             guard (name?.utf8.count ?? 0) <= 1023 else { throw StanzaError(.notAcceptable, text: "name too long") }
             self = .update(contact, name: name, groups: groups)
         }
-    }
-
-    /// The `<item/>` a client sees for `item` (§2.1.2).
-    static func element(for item: RosterItem) -> Element {
-        var element = Element(
-            "item", namespace: NS.roster,
-            attributes: ["jid": item.contact, "subscription": item.state.subscription.rawValue])
-        if let name = item.name { element[attribute: "name"] = name }
-        if item.state.pendingOut { element[attribute: "ask"] = "subscribe" }
-        if item.state.preApproved { element[attribute: "approved"] = "true" }
-        for group in item.groups {
-            element.append(Element("group", namespace: NS.roster, children: [.text(group)]))
-        }
-        return element
-    }
-
-    /// Sends a roster push of `item` at `version` to every interested
-    /// resource of `owner` (§2.1.6), each addressed to its full JID.
-    static func push(_ item: Element, version: Int, to owner: JID, server: ServerContext) {
-        let query = Element("query", namespace: NS.roster, attributes: ["ver": String(version)], children: [.element(item)])
-        server.push(query, to: owner) { $0.isRosterInterested }
     }
 }

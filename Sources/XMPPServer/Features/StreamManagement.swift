@@ -73,15 +73,16 @@ public struct StreamManagement: ServerFeature {
             return failed(.itemNotFound, session)
         }
         do {
-            try session.resume(old, acknowledging: h)
+            try old.resume(on: session, acknowledging: h)
         } catch {
             return failed(.undefinedCondition, session, text: "acknowledged \(error.claimed) of \(error.sent)")
         }
-        let handled = session.streamManagement?.handledInbound ?? 0
-        session.send(
-            Element("resumed", namespace: NS.sm, attributes: ["previd": previous, "h": String(handled)]))
-        session.log.info("resumed \(session.jid?.description ?? "")")
-        session.resendUnacknowledged()
+        let handled = old.streamManagement?.handledInbound ?? 0
+        old.send(Element("resumed", namespace: NS.sm, attributes: ["previd": previous, "h": String(handled)]))
+        old.log.info("resumed \(old.jid?.description ?? "")")
+        old.resendUnacknowledged()
+        // What the client sent after <resume/> is the resumed session's.
+        old.handleQueuedEvents()
     }
 
     private static func failed(_ condition: StanzaError.Condition, _ session: ClientSession, text: String? = nil) {
@@ -104,7 +105,30 @@ public struct StreamManagement: ServerFeature {
                 session.log.error("an unacknowledged stanza does not parse back; dropped")
                 continue
             }
-            UndeliveredStanza.handOff(stanza, of: jid, server: session.server)
+            handOff(stanza, of: jid, server: session.server)
+        }
+    }
+
+    /// What becomes of a stanza a session accepted but whose client never
+    /// acknowledged it (§5: the session ended without resuming).
+    ///
+    /// | stanza                 | goes to                                                     |
+    /// |------------------------|-------------------------------------------------------------|
+    /// | message, chat/normal   | the user's other available resources of highest non-negative priority, else the `onMessageOffline` fallback (storage) |
+    /// | iq get/set             | an error reply (`service-unavailable`) to its sender        |
+    /// | anything else          | dropped (presence is resent by the server; errors and headlines are not kept) |
+    private static func handOff(_ stanza: Element, of jid: JID, server: ServerContext) {
+        if let message = Message(stanza), message.type == .chat || message.type == .normal {
+            let recipients = server.sessions.topPriorityResources(of: jid.bare)
+            guard !recipients.isEmpty else {
+                return server.hooks.messageOffline(
+                    UndeliveredMessage(message: message, user: jid.bare, waitingSender: nil, server: server))
+            }
+            for handle in recipients { handle.deliver(stanza) }
+        } else if let iq = IQ(stanza), iq.type == .get || iq.type == .set, let sender = iq.from,
+            let reply = iq.errorReply(StanzaError(.serviceUnavailable, text: "the recipient went offline"))
+        {
+            server.sessions.session(sender)?.deliver(reply)
         }
     }
 }

@@ -9,7 +9,34 @@ import XMPPStorage
 /// for A (A.3). The job returns a `Plan` of what to send, in order; the
 /// loop sends it. The state machine itself is `SubscriptionState`'s
 /// transitions.
-enum Subscriptions {
+///
+/// It also sends the requests still unanswered at the user's next initial
+/// presence (§3.1.3), cancels the subscriptions of a removed roster item
+/// (§2.5.2), and tells the contacts of a deleted account as if it had
+/// cancelled every subscription.
+public struct Subscriptions: ServerFeature {
+    public init() {}
+
+    public func install(_ hooks: inout Hooks) {
+        // §3.4: pre-approvals are honoured.
+        hooks.streamFeature { session in
+            session.phase == .authenticated ? Element("sub", namespace: NS.preApproval) : nil
+        }
+        hooks.onPresence([.subscription]) { presence in
+            Self.handle(presence)
+            return .handled
+        }
+        hooks.on(InitialPresence.self, priority: 10, Self.sendPendingRequests)
+        hooks.on(RosterItemRemoved.self) { removal in
+            Self.cancelBothWays(removal.state, between: removal.owner, and: removal.contact, server: removal.server)
+        }
+        hooks.on(AccountDeleted.self) { deletion in
+            for entry in deletion.deleted.rosterEntries {
+                Self.tellContact(entry, accountDeleted: deletion.account, server: deletion.server)
+            }
+        }
+    }
+
     /// One thing to send once the rosters are stored.
     enum Action: Sendable {
         /// A roster push of `item` at `version` to `owner`'s interested resources.
@@ -31,9 +58,11 @@ enum Subscriptions {
     }
 
     /// Handles a subscription stanza (`subscribe`, `subscribed`,
-    /// `unsubscribe`, `unsubscribed`) that `session`'s user sent to `contact`.
-    static func handle(_ type: Presence.PresenceType, _ stanza: Element, to contact: JID, from session: ClientSession) {
-        guard let user = session.jid?.bare else { return }
+    /// `unsubscribe`, `unsubscribed`) that a user sent to a contact.
+    private static func handle(_ routed: RoutedPresence) {
+        let session = routed.session
+        guard let user = session.jid?.bare, let contact = routed.recipient, let type = routed.presence.type else { return }
+        let stanza = routed.presence.element
         let server = session.server
         // §3.1.2: routed with the user's bare JID, to the contact's bare JID.
         var outbound = stanza
@@ -54,7 +83,7 @@ enum Subscriptions {
 
     /// RFC 6121 §2.5.2: removing a roster item cancels the subscriptions
     /// both ways, as `unsubscribe` and `unsubscribed` from the owner.
-    static func cancelBothWays(_ state: SubscriptionState, between owner: JID, and contact: JID, server: ServerContext) {
+    private static func cancelBothWays(_ state: SubscriptionState, between owner: JID, and contact: JID, server: ServerContext) {
         var types: [Presence.PresenceType] = []
         if state.subscription == .to || state.subscription == .both || state.pendingOut { types.append(.unsubscribe) }
         if state.subscription == .from || state.subscription == .both || state.pendingIn { types.append(.unsubscribed) }
@@ -96,7 +125,7 @@ enum Subscriptions {
         }
         // XEP-0191 §3.3: a contact who blocks the user never sees the
         // stanza; the user's side changed as for any unanswered request.
-        if outcome.forward, let username = contact.localpart, try !Blocking.isBlocked(user, by: username, in: stores) {
+        if outcome.forward, let username = contact.localpart, try !stores.blocks(user, by: username) {
             try deliverInbound(type, stanza, from: user, to: contact, stores: stores, plan: &plan)
         }
         if outcome.presenceToContact == .available {
@@ -196,7 +225,7 @@ enum Subscriptions {
         }
         let version = try stores.roster.put(item, of: username)
         if outcome.rosterPush, item.inRoster {
-            plan.actions.append(.push(owner: owner, item: Roster.element(for: item), version: version))
+            plan.actions.append(.push(owner: owner, item: item.element, version: version))
         }
     }
 
@@ -218,15 +247,47 @@ enum Subscriptions {
         }
     }
 
-    /// The unanswered subscription request of `contact` kept in `stored`,
-    /// to be sent again when `user` comes online (RFC 6121 §3.1.3). One
-    /// that does not parse back (a damaged row) is logged and replaced by
-    /// a plain request, so that the user can still answer it, which
+    /// After initial presence: the requests still unanswered (§3.1.3), but
+    /// from contacts the user blocks or who block the user and are online
+    /// (XEP-0191 §3.3).
+    @Sendable private static func sendPendingRequests(_ login: InitialPresence) {
+        let session = login.session
+        guard let jid = session.jid else { return }
+        for item in login.roster where item.state.pendingIn {
+            guard let stored = item.pendingInRequest, let contact = try? JID(item.contact),
+                session.server.blocklists.verdict(from: contact, to: jid) == .allowed
+            else { continue }
+            session.send(pendingRequest(stored, from: contact, to: jid, log: session.log))
+        }
+    }
+
+    /// The unanswered subscription request of `contact` kept in `stored`.
+    /// One that does not parse back (a damaged row) is logged and replaced
+    /// by a plain request, so that the user can still answer it, which
     /// clears it.
-    static func pendingRequest(_ stored: String, from contact: JID, to user: JID, log: Logger) -> Element {
+    private static func pendingRequest(_ stored: String, from contact: JID, to user: JID, log: Logger) -> Element {
         if let request = StoredStanza.parse(stored) { return request }
         log.error("the pending subscription request of \(contact) to \(user.bare) does not parse; sent without its content")
         return presence(.subscribe, from: contact, to: user.bare)
+    }
+
+    /// Pushes the removal of the deleted `account` to the owner of `entry`,
+    /// and hands its available resources the `unsubscribe` (it no longer
+    /// sees the owner, nor asks to) and `unsubscribed` (the owner no longer
+    /// sees it) the account would have sent (§3.2, §3.3).
+    private static func tellContact(_ entry: RemovedRosterEntry, accountDeleted account: JID, server: ServerContext) {
+        guard let owner = try? JID(localpart: entry.owner, domainpart: server.domain) else { return }
+        var removal = Element("item", namespace: NS.roster, attributes: ["jid": account.description])
+        removal[attribute: "subscription"] = "remove"
+        server.pushRosterItem(removal, version: entry.version, to: owner)
+        let state = entry.item.state
+        var kinds: [Presence.PresenceType] = []
+        if state.subscription.includesFrom || state.pendingIn { kinds.append(.unsubscribe) }
+        if state.subscription.includesTo || state.pendingOut { kinds.append(.unsubscribed) }
+        for kind in kinds {
+            let stanza = presence(kind, from: account, to: owner)
+            for handle in server.sessions.availableSessions(of: owner) { handle.deliver(stanza) }
+        }
     }
 
     private static func presence(_ type: Presence.PresenceType, from: JID, to: JID) -> Element {
@@ -236,21 +297,21 @@ enum Subscriptions {
     // MARK: - Loop side
 
     /// Sends what a plan says, in order.
-    static func carryOut(_ plan: Plan, server: ServerContext) {
+    private static func carryOut(_ plan: Plan, server: ServerContext) {
         for action in plan.actions {
             switch action {
             case .push(let owner, let item, let version):
-                Roster.push(item, version: version, to: owner, server: server)
+                server.pushRosterItem(item, version: version, to: owner)
             case .deliver(let user, let stanza, let type):
                 for handle in server.sessions.availableSessions(of: user) {
                     handle.withSession { session in
-                        if type == .subscribe || session.isRosterInterested { session.send(stanza) }
+                        if type == .subscribe || session.state[RosterInterest.self] { session.send(stanza) }
                     }
                 }
             case .presence(let from, let to, let type):
-                PresenceBroadcast.sendCurrentPresence(of: from, to: to, type: type, server: server)
+                server.sendCurrentPresence(of: from, to: to, type: type)
             case .notify(let from, let user, let stanza):
-                PresenceBroadcast.deliver(stanza, from: from, to: user, server: server)
+                server.deliverPresence(stanza, from: from, to: user)
             }
         }
     }

@@ -38,7 +38,7 @@ public struct VCardTemp: ServerFeature {
     @Sendable private static func get(_ request: IQRequest) {
         guard let username = request.target.localpart, let requester = request.session.jid else { return }
         request.session.withStorage({ stores -> Lookup in
-            guard try Blocking.reaches(username, from: requester, in: stores) else { return .unreachable }
+            guard try stores.reaches(username, from: requester) else { return .unreachable }
             return .found(try stores.vCards.vCard(of: username))
         }) { result in
             switch result {

@@ -81,18 +81,6 @@ public struct DiscoIdentity: Sendable, Hashable {
 /// round trip), exactly once.
 public typealias IQHandler = @Sendable (IQRequest) -> Void
 
-/// A message from a bound session on its way to a local address, before
-/// it is delivered or stored (Prosody's `pre-message/*` events).
-public struct MessageRoute {
-    /// The sender's full JID, already stamped as the stanza's `from`.
-    public let sender: JID
-    /// The address it goes to: its `to`, or the sender's bare JID when it
-    /// has none (RFC 6120 §10.3.1). It may be the domain.
-    public let recipient: JID
-    /// The session it came from.
-    public let session: ClientSession
-}
-
 /// What the features installed: handlers by event, disco features, stream
 /// features. Built once at start, then shared read-only by every loop.
 public struct Hooks: Sendable {
@@ -114,10 +102,20 @@ public struct Hooks: Sendable {
     private var authenticatedHandlers: [@Sendable (ClientSession) -> Void] = []
     private var boundHandlers: [@Sendable (ClientSession) -> Void] = []
     private var endedHandlers: [@Sendable (ClientSession) -> Void] = []
-    private var messageHandlers: [@Sendable (inout Element, MessageRoute) -> Void] = []
-    private var presenceHandlers: [@Sendable (Presence, ClientSession) -> Void] = []
+    private var broadcastPresenceHandlers: [@Sendable (Presence, ClientSession) -> Void] = []
     private var responseHandlers: [@Sendable (IQ, ClientSession) -> Bool] = []
     private var startHandlers: [@Sendable (ServerContext) -> Void] = []
+    // The stanza events (`StanzaEvents.swift`) and typed events
+    // (`ServerEvents.swift`), each list sorted by priority at the end of `init`.
+    var preRouteHandlers: [Prioritized<@Sendable (RoutedStanza) -> Handling>] = []
+    var messageHandlers: [MessageTarget: [Prioritized<@Sendable (inout RoutedMessage) -> Handling>]] = [:]
+    var presenceHandlers: [PresenceTarget: [Prioritized<@Sendable (RoutedPresence) -> Handling>]] = [:]
+    var offlineHandlers: [Prioritized<@Sendable (UndeliveredMessage) -> Handling>] = []
+    var deliveryFilters: [@Sendable (Element, ClientSession) -> Handling] = []
+    var eventObservers: [ObjectIdentifier: [Prioritized<@Sendable (Any) -> Void>]] = [:]
+    /// How many handlers were installed, to keep install order among
+    /// handlers of one priority.
+    var installed = 0
     /// The `var`s of XEP-0030 `<feature/>`s the server supports, sorted.
     public private(set) var discoFeatures: [String] = []
     /// The `var`s of the `<feature/>`s a user's account (its bare JID)
@@ -136,6 +134,7 @@ public struct Hooks: Sendable {
     /// Creates hooks with `features` installed.
     public init(_ features: [any ServerFeature]) {
         for feature in features { feature.install(&self) }
+        sortByPriority()
         discoFeatures.sort()
         accountDiscoFeatures.sort()
     }
@@ -218,18 +217,11 @@ public struct Hooks: Sendable {
         endedHandlers.append(handler)
     }
 
-    /// Runs `handler` on every message a bound session sends to a local
-    /// address, before routing: it may change the stanza (add or strip
-    /// extension elements), not stop it. Handlers run in install order.
-    public mutating func onMessageRouting(_ handler: @escaping @Sendable (inout Element, MessageRoute) -> Void) {
-        messageHandlers.append(handler)
-    }
-
     /// Runs `handler` on each available or unavailable presence a bound
     /// session broadcasts (no `to`, RFC 6121 §4.2, §4.4, §4.5), once the
     /// resource's availability is recorded: it observes, it cannot stop it.
     public mutating func onBroadcastPresence(_ handler: @escaping @Sendable (Presence, ClientSession) -> Void) {
-        presenceHandlers.append(handler)
+        broadcastPresenceHandlers.append(handler)
     }
 
     /// Runs `handler` on each result or error IQ a bound session sends to
@@ -283,19 +275,9 @@ public struct Hooks: Sendable {
         for handler in endedHandlers { handler(session) }
     }
 
-    /// `element` as the message hooks leave it, ready to route to
-    /// `recipient` (nil: the sender's bare JID).
-    func messageRouting(_ element: Element, to recipient: JID?, from session: ClientSession) -> Element {
-        guard !messageHandlers.isEmpty, let sender = session.jid else { return element }
-        var element = element
-        let route = MessageRoute(sender: sender, recipient: recipient ?? sender.bare, session: session)
-        for handler in messageHandlers { handler(&element, route) }
-        return element
-    }
-
     /// Tells the presence observers of a broadcast presence.
     func broadcastPresence(_ presence: Presence, from session: ClientSession) {
-        for handler in presenceHandlers { handler(presence, session) }
+        for handler in broadcastPresenceHandlers { handler(presence, session) }
     }
 
     /// Hands an answer to the server's request to the feature that sent it.

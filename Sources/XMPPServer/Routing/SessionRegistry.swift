@@ -14,7 +14,6 @@ public final class SessionHandle: @unchecked Sendable {
     /// JID) and priority; nil while unavailable. Guarded because routing
     /// on any loop reads it.
     private let availability = Mutex<(presence: Element, priority: Int8)?>(nil)
-    private let carbons = Atomic<Bool>(false)
 
     init(_ session: ClientSession) {
         self.jid = session.jid!
@@ -30,13 +29,6 @@ public final class SessionHandle: @unchecked Sendable {
     /// Whether the resource is available (has sent initial presence and
     /// not gone unavailable).
     public var isAvailable: Bool { presence != nil }
-
-    /// Whether the resource enabled Message Carbons (XEP-0280): it gets
-    /// copies of the user's messages. Read by routing on any loop.
-    public var carbonsEnabled: Bool {
-        get { carbons.load(ordering: .relaxed) }
-        set { carbons.store(newValue, ordering: .relaxed) }
-    }
 
     /// Whether this handle stands for `session`; call on the session's loop.
     func refers(to session: ClientSession) -> Bool {
@@ -133,6 +125,18 @@ public final class SessionRegistry: Sendable {
     /// sent initial presence).
     public func availableSessions(of bare: JID) -> [SessionHandle] {
         sessions(of: bare, where: \.isAvailable)
+    }
+
+    /// The available resources of `bare` with the highest non-negative
+    /// priority: where a chat or normal message to the bare JID goes (RFC
+    /// 6121 §8.5.2.1.1), whether it is routed now or handed on by a session
+    /// that ended before its client acknowledged it.
+    public func topPriorityResources(of bare: JID) -> [SessionHandle] {
+        let candidates = availableSessions(of: bare).compactMap { handle in
+            handle.presence.flatMap { $0.priority >= 0 ? (handle, $0.priority) : nil }
+        }
+        guard let top = candidates.map(\.1).max() else { return [] }
+        return candidates.filter { $0.1 == top }.map(\.0)
     }
 
     /// How often `username`'s access was revoked: a session authenticated

@@ -92,6 +92,7 @@ extension ClientSession {
         isDetached = true
         idleTimer?.cancel()
         streamManagementTimer?.cancel()
+        transport?.session = nil
         transport?.close()
         transport = nil
         tls = nil
@@ -102,37 +103,45 @@ extension ClientSession {
         }
     }
 
-    /// Takes over `old`, a session of the same user with the id the client
-    /// asked to resume: its full JID, presence, state and queue, so the
-    /// client carries on where it was (XEP-0198 §5). `old` ends without a
-    /// trace: no unavailable presence, no stanza handed off.
-    ///
-    /// Per-session state of features must be carried over here.
+    /// Continues this session on `new`'s connection, where its client
+    /// asked to resume it (XEP-0198 §5), as Prosody's mod_smacks does: the
+    /// connection, TLS and parser move in, with what `new` parsed and has
+    /// not handled yet; the session keeps everything else (its full JID,
+    /// registry entry, presence, feature state and queue). `new`, which
+    /// only negotiated a stream, ends without a trace. A connection this
+    /// session still had (the server did not notice it drop) is closed.
     /// - Parameter h: The client's count of our stanzas it handled.
-    func resume(_ old: ClientSession, acknowledging h: UInt32) throws(StreamManagementCountTooHigh) {
-        try old.streamManagement?.acknowledge(h)
-        guard let jid = old.jid, let oldHandle = old.handle else { return }
-        self.jid = jid
-        phase = .bound
-        handshakeTimer?.cancel()
-        handshakeTimer = nil
-        streamManagement = old.streamManagement
+    func resume(on new: ClientSession, acknowledging h: UInt32) throws(StreamManagementCountTooHigh) {
+        try streamManagement?.acknowledge(h)
         streamManagement?.ackRequested = false
-        isRosterInterested = old.isRosterInterested
-        heldPresence = old.heldPresence
-        isInactive = old.isInactive
-        directedPresence = old.directedPresence
-        let handle = SessionHandle(self)
-        handle.presence = oldHandle.presence
-        handle.carbonsEnabled = oldHandle.carbonsEnabled
-        self.handle = handle
-        _ = server.sessions.bind(jid, handle)
-
-        old.jid = nil
-        old.handle = nil
-        old.streamManagement = nil
-        old.log.info("resumed by another connection")
-        old.closeTransport()
+        streamManagementTimer?.cancel()
+        streamManagementTimer = nil
+        log.info("resumed by another connection")
+        if let previous = transport {
+            previous.session = nil
+            if let tls {
+                tls.close()
+                flushTLSOutput()
+            }
+            previous.close()
+        }
+        transport = new.transport
+        transport?.session = self
+        tls = new.tls
+        parser = new.parser
+        log = new.log
+        peerHost = new.peerHost
+        streamID = new.streamID
+        headerSent = new.headerSent
+        lastReceived = new.lastReceived
+        lastSent = new.lastSent
+        queuedEvents = Array(new.queuedEvents[new.queueHead...])
+        queueHead = 0
+        isDetached = false
+        new.transport = nil
+        new.tls = nil
+        new.finish()
+        restartIdleCheck()
     }
 
     /// Sends again every stanza the client has not acknowledged, as they

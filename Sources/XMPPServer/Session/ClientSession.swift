@@ -4,6 +4,10 @@ import XMPPStorage
 /// What a client session needs from its connection. XMPPNet's TCP connection
 /// is the real one; tests use an in-memory transport.
 public protocol SessionTransport: AnyObject {
+    /// The session the transport hands what it reads, and its closing, to.
+    /// Stream resumption (XEP-0198) moves a connection to the session it
+    /// resumes; nil once the session is done with the connection.
+    var session: ClientSession? { get set }
     /// Queues bytes for the peer.
     func write(_ bytes: [UInt8])
     /// Bytes written and still waiting to be sent (beyond what the kernel
@@ -50,9 +54,9 @@ public final class ClientSession {
     /// handler), and every use is skipped once the session is closed.
     weak var transport: (any SessionTransport)?
     /// The peer's IP address, for per-address throttling.
-    let peerHost: String
-    let log: Logger
-    let parser: XMLStreamParser
+    var peerHost: String
+    var log: Logger
+    var parser: XMLStreamParser
     var phase = Phase.negotiating
     /// The stream id we sent in our last header.
     var streamID = ""
@@ -69,26 +73,11 @@ public final class ClientSession {
     var accountRevocations = 0
     /// The bound full JID.
     var jid: JID?
-    /// Whether this resource asked for the roster, and so gets roster pushes
-    /// (RFC 6121 §2.1.6).
-    public var isRosterInterested = false
-    /// Whether this resource asked for the blocklist, and so gets blocklist
-    /// pushes (XEP-0191 §3.2).
-    var isBlocklistInterested = false
-    /// Whether this session holds its user's entry in `server.blocklists`
-    /// (loaded at authentication, released at the end).
-    var holdsBlocklist = false
     /// This session's entry in the registry, once bound.
     public internal(set) var handle: SessionHandle?
-    /// Whether the client said its user is not looking (XEP-0352).
-    public var isInactive = false {
-        didSet { if !isInactive { releaseHeldPresence() } }
-    }
-    /// Presence updates held while the client is inactive (XEP-0352).
-    var heldPresence = HeldPresence()
-    /// Entities this resource sent directed available presence to, which
-    /// get its unavailable presence when it goes away (RFC 6121 §4.6.3).
-    var directedPresence: Set<JID> = []
+    /// What features keep for this session (roster and blocklist interest,
+    /// carbons, client state, directed presence), each under its own key.
+    public internal(set) var state = FeatureState()
     /// The SASL exchange in progress and how many have failed on this stream.
     var sasl = SASLState()
     /// When the last bytes arrived, for the idle timeout.
@@ -190,7 +179,7 @@ public final class ClientSession {
     /// Handles parsed events in order until the queue is empty or the
     /// session waits. Safe to re-enter: each event is taken off the queue
     /// before it is handled.
-    private func handleQueuedEvents() {
+    func handleQueuedEvents() {
         while !isWaiting, phase != .closed, queueHead < queuedEvents.count {
             let event = queuedEvents[queueHead]
             queueHead += 1
@@ -370,6 +359,13 @@ public final class ClientSession {
 
     private func startTimers() {
         armHandshakeTimer()
+        restartIdleCheck()
+    }
+
+    /// Starts watching for silence (and keepalives) afresh, as when the
+    /// connection opened.
+    func restartIdleCheck() {
+        idleTimer?.cancel()
         scheduleIdleCheck(after: min(server.config.timeouts.idle, server.config.timeouts.keepaliveInterval))
     }
 

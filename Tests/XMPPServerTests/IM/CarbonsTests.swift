@@ -33,7 +33,7 @@ import XMPPTestSupport
         }
         let toSelf = romeo.request("<iq type='set' id='e' to='romeo@localhost'><enable xmlns='urn:xmpp:carbons:2'/></iq>", id: "e")
         #expect(toSelf?[attribute: "type"] == "result")
-        #expect(romeo.session.handle?.carbonsEnabled == true)
+        #expect(romeo.session.state[Carbons.Enabled.self] == true)
         let info = romeo.request("<iq type='get' id='d' to='localhost'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>", id: "d")
         #expect(info?.child("query", namespace: NS.discoInfo)?.elements.contains { $0[attribute: "var"] == NS.carbons } == true)
     }
@@ -97,7 +97,7 @@ import XMPPTestSupport
         orchard.session.transportClosed()
         let again = server.connect()
         try again.login("romeo", "pw", resource: "orchard")
-        #expect(again.session.handle?.carbonsEnabled == false)
+        #expect(again.session.state[Carbons.Enabled.self] == false)
     }
 
     @Test func privateAndNoCopyMessagesAreNotCopiedAndPrivateIsRemoved() throws {

@@ -356,9 +356,9 @@ import XMPPTestSupport
         #expect(features.child("csi", namespace: NS.csi) != nil)
         try client.bind("phone")
         client.send("<inactive xmlns='urn:xmpp:csi:0'/>")
-        #expect(client.session.isInactive)
+        #expect(client.session.state[ClientStateIndication.Inactive.self])
         client.send("<active xmlns='urn:xmpp:csi:0'/>")
-        #expect(!client.session.isInactive)
+        #expect(!client.session.state[ClientStateIndication.Inactive.self])
         #expect(client.receiveElements().isEmpty)
         #expect(!client.isClosed)
     }

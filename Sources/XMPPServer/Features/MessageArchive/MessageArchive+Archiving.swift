@@ -8,12 +8,12 @@ extension MessageArchive {
     /// the copies to the writer. Runs on the routing path, so it does no
     /// storage round trip: preferences come from memory, and the stanza is
     /// serialized later, on the storage thread.
-    func archive(_ element: inout Element, _ route: MessageRoute) {
-        Self.stripStanzaIDs(claimedBy: route.session.server.domain, from: &element)
-        guard Self.isArchivable(element), let senderName = route.sender.localpart,
+    func archive(_ route: inout RoutedMessage) {
+        Self.stripStanzaIDs(claimedBy: route.server.domain, from: &route.element)
+        guard Self.isArchivable(route.element), let senderName = route.sender.localpart,
             let recipientName = route.recipient.localpart
         else { return }
-        let stored = element
+        let stored = route.element
         var copies: [ArchiveWriter.Copy] = []
         copies.reserveCapacity(2)
         // Outgoing, in the sender's archive, matched on `to` (XEP-0441 §2.3.2).
@@ -47,7 +47,7 @@ extension MessageArchive {
             return
         }
         if let stamped {
-            element.append(Element(
+            route.element.append(Element(
                 "stanza-id", namespace: NS.stanzaID,
                 attributes: ["id": ids.id(for: firstSequence + Int64(stamped.copy)), "by": stamped.by.description]))
         }
@@ -212,7 +212,7 @@ final class ArchiveWriter: Sendable {
             var reaches: [Route: Bool] = [:]
             for job in jobs {
                 let route = Route(recipient: job.recipient, sender: job.sender.bare)
-                let reached = try reaches[route] ?? Blocking.reaches(job.recipient, from: job.sender, in: stores)
+                let reached = try reaches[route] ?? stores.reaches(job.recipient, from: job.sender)
                 reaches[route] = reached
                 guard reached, let xml = StoredStanza.serialize(job.message) else { continue }
                 var copies: [ArchiveCopy] = []

@@ -59,7 +59,12 @@ public struct MessageArchive: ServerFeature {
         hooks.advertiseOnAccount(NS.mam)
         hooks.advertiseOnAccount(Self.extendedFeature)
         hooks.advertiseOnAccount(NS.stanzaID)
-        hooks.onMessageRouting { element, route in archive(&element, route) }
+        // Before carbons (50) and delivery (0): the copies and the
+        // delivered message carry the archive id.
+        hooks.onMessage(to: [.bare, .full, .host], priority: 100) { message in
+            archive(&message)
+            return .passed
+        }
         hooks.onIQ(.set, NS.mam, "query", to: [.account]) { request in query(request) }
         hooks.onIQ(.get, NS.mam, "query", to: [.account]) { request in
             request.reply(Element("query", namespace: NS.mam, children: [.element(Self.queryForm.element)]))

@@ -27,7 +27,7 @@ extension PEP {
             limit = value
         }
         request.session.withStorage({ [limit] stores -> Retrieval in
-            guard try Blocking.reaches(owner, from: requester, in: stores) else { return .unreachable }
+            guard try stores.reaches(owner, from: requester) else { return .unreachable }
             guard let configuration = try stores.pep.configuration(of: node, owner: owner) else { return .noNode }
             guard try Self.mayRetrieve(requester, from: owner, configuration, in: stores) else { return .notAllowed }
             return .found(try stores.pep.items(of: node, owner: owner, ids: ids.isEmpty ? nil : ids, limit: limit))

@@ -1,0 +1,42 @@
+import XMPPCore
+
+/// Presence the server sends between local users: the shared service that
+/// presence broadcast, subscriptions and blocking all send through
+/// (RFC 6121 §4, §8.5.2.1.1, §8.5.3).
+extension ServerContext {
+    /// Delivers a presence to a local entity whatever the blocklists say:
+    /// a bare JID reaches every available resource, a full JID that
+    /// resource (if it is connected); anything else is dropped.
+    func forwardPresence(_ stanza: Element, to recipient: JID) {
+        guard recipient.localpart != nil, recipient.domainpart == domain else { return }
+        if recipient.isBare {
+            for handle in sessions.availableSessions(of: recipient) { handle.deliver(stanza) }
+        } else if let handle = sessions.session(recipient) {
+            handle.deliver(stanza)
+        }
+    }
+
+    /// Delivers a presence from `sender` (a local user) to a local entity,
+    /// unless one blocks the other (XEP-0191 §3.3): presence the server
+    /// generates is dropped silently, whoever blocks whom.
+    func deliverPresence(_ stanza: Element, from sender: JID, to recipient: JID) {
+        guard blocklists.verdict(from: sender, to: recipient) == .allowed else { return }
+        forwardPresence(stanza, to: recipient)
+    }
+
+    /// The current presence of each available resource of `user` (or its
+    /// unavailable presence, for `type` unavailable) to `contact`.
+    func sendCurrentPresence(of user: JID, to contact: JID, type: Presence.PresenceType) {
+        for handle in sessions.availableSessions(of: user) {
+            var stanza: Element
+            if type == .available, let current = handle.presence?.presence {
+                stanza = current
+            } else {
+                stanza = Element(
+                    "presence", namespace: NS.client, attributes: ["type": "unavailable", "from": handle.jid.description])
+            }
+            stanza[attribute: "to"] = contact.description
+            deliverPresence(stanza, from: handle.jid, to: contact)
+        }
+    }
+}

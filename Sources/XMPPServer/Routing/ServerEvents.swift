@@ -1,0 +1,101 @@
+import XMPPCore
+import XMPPStorage
+
+/// Something that happened on the server that features may react to
+/// (Prosody's events, typed): the feature it happens in fires it with
+/// `Hooks.fire`, others observe it with `Hooks.on`, and neither calls the
+/// other. Every event is fired on the loop of the session it concerns.
+///
+/// | event               | fired by           | observed by (priority)                              |
+/// |---------------------|--------------------|-----------------------------------------------------|
+/// | `InitialPresence`   | PresenceBroadcast  | Subscriptions (10: pending requests), OfflineMessages (0) |
+/// | `LastUnavailable`   | PresenceBroadcast  | LastActivity                                        |
+/// | `MessageDelivered`  | MessageDelivery    | Carbons (received copies)                           |
+/// | `RosterItemRemoved` | Roster             | Subscriptions (cancels both ways)                   |
+/// | `BlocklistChanged`  | Blocking           | PresenceBroadcast (presence effects)                |
+/// | `AccountDeleted`    | account deletion   | Subscriptions (contacts' rosters), HTTPUpload (files) |
+public protocol ServerEvent {}
+
+/// A resource's initial presence has been broadcast (RFC 6121 §4.2) and
+/// the contacts' presence sent back; what else a client gets at login
+/// follows, in priority order.
+public struct InitialPresence: ServerEvent {
+    /// The session that became available.
+    public let session: ClientSession
+    /// The user's roster, as read for the broadcast.
+    public let roster: [RosterItem]
+}
+
+/// A user's last available resource went away (XEP-0012: the logout).
+public struct LastUnavailable: ServerEvent {
+    /// The user's bare JID.
+    public let user: JID
+    /// The `<status/>` of the unavailable presence, if it said one.
+    public let status: String?
+    /// The server it happened on.
+    public let server: ServerContext
+}
+
+/// A message went to the resources that were to get it (RFC 6121 §8.5).
+public struct MessageDelivered: ServerEvent {
+    /// The message as delivered.
+    public let message: RoutedMessage
+    /// The recipient user (a bare JID).
+    public let user: JID
+    /// The resources it was delivered to.
+    public let resources: [JID]
+}
+
+/// A user removed a roster item (RFC 6121 §2.5).
+public struct RosterItemRemoved: ServerEvent {
+    /// The user's bare JID.
+    public let owner: JID
+    /// The removed contact.
+    public let contact: JID
+    /// The subscription state the item had.
+    public let state: SubscriptionState
+    /// The server it happened on.
+    public let server: ServerContext
+}
+
+/// A user's blocklist changed (XEP-0191 §3.3, §3.4); the routing cache
+/// already holds the new list.
+public struct BlocklistChanged: ServerEvent {
+    /// The user's bare JID.
+    public let user: JID
+    /// The list before and after the change.
+    public let before: Blocklist
+    public let after: Blocklist
+    /// The user's roster.
+    public let roster: [RosterItem]
+    /// The server it happened on.
+    public let server: ServerContext
+}
+
+/// An account was deleted with everything stored for it; its sessions
+/// have been ended.
+public struct AccountDeleted: ServerEvent {
+    /// The deleted account's bare JID.
+    public let account: JID
+    /// What the deletion removed that others still refer to.
+    public let deleted: DeletedAccount
+    /// The server it happened on.
+    public let server: ServerContext
+}
+
+extension Hooks {
+    /// Runs `observer` whenever an event of type `Event` is fired, by
+    /// priority (higher first), then in install order.
+    public mutating func on<Event: ServerEvent>(
+        _ event: Event.Type, priority: Int = 0, _ observer: @escaping @Sendable (Event) -> Void
+    ) {
+        let entry = prioritized(priority, { @Sendable (event: Any) in observer(event as! Event) })
+        eventObservers[ObjectIdentifier(event), default: []].append(entry)
+    }
+
+    /// Tells the observers of `event`'s type.
+    public func fire<Event: ServerEvent>(_ event: Event) {
+        guard let observers = eventObservers[ObjectIdentifier(Event.self)] else { return }
+        for entry in observers { entry.handler(event) }
+    }
+}
