@@ -17,9 +17,12 @@ public final class TestServer {
     /// is `clock`, and runs its start hooks. Log lines go to `logLines`.
     /// Storage jobs run on what `storage` makes for the server's loop
     /// (default: `InlineStorage`), which a test may wrap to make them fail.
+    /// `extraFeatures` are installed after the standard ones, for tests of
+    /// the hooks themselves.
     public init(
         config: ServerConfig = ServerConfig(), tlsRequired: Bool = false, clock: WallClock = .system,
-        storage: (ManualLoop) -> any StorageJobs = { InlineStorage(loop: $0) }
+        storage: (ManualLoop) -> any StorageJobs = { InlineStorage(loop: $0) },
+        extraFeatures: [any ServerFeature] = []
     ) throws {
         let lines = LogLines()
         logLines = lines
@@ -31,7 +34,7 @@ public final class TestServer {
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tls, tlsRequired: tlsRequired,
             storage: storage(loop),
-            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(config, clock: clock)),
+            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(config, clock: clock) + extraFeatures),
             loginThrottle: LoginThrottle(
                 perAddress: config.authentication.loginThrottle,
                 perAccount: config.authentication.accountLoginThrottle),

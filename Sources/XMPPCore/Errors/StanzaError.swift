@@ -1,8 +1,9 @@
 /// A stanza error: the `<error/>` child of a stanza of type `error`
 /// (RFC 6120 §8.3).
 ///
-/// Handlers throw it (or any `StanzaErrorConvertible`) and the router turns
-/// it into an error reply with `errorReply(_:)`. On the wire:
+/// The server's IQ handlers throw it (or any `StanzaErrorConvertible`), and
+/// one place (`IQRequest.answer`) turns it into an error reply with
+/// `errorReply(_:)`. On the wire:
 ///
 /// ```xml
 /// <error type="cancel" code="503" by="example.com">
@@ -219,9 +220,10 @@ extension StanzaError.Condition {
 
 /// An error that knows its XMPP form.
 ///
-/// A handler may throw any error; the router answers one that conforms with
-/// its `stanzaError`, and anything else with `internal-server-error` plus a
-/// log line, so internal details never reach the wire.
+/// A server IQ handler may throw any error; `IQRequest.answer` answers one
+/// that conforms with its `stanzaError`, and anything else with
+/// `internal-server-error` plus a log line, so internal details never
+/// reach the wire.
 public protocol StanzaErrorConvertible: Error {
     /// The stanza error to send back for this error.
     var stanzaError: StanzaError { get }

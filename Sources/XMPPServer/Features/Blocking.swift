@@ -72,16 +72,15 @@ public struct Blocking: ServerFeature {
     // MARK: - Requests
 
     /// §3.2: the list, from the cache. The resource gets pushes from now on.
-    @Sendable private static func get(_ request: IQRequest) {
-        let session = request.session
-        guard let username = session.username else { return }
-        session.state[Interested.self] = true
-        let list = session.server.blocklists.list(of: username) ?? Blocklist()
+    @Sendable private static func get(_ request: IQRequest) throws -> IQAnswer {
+        let username = try request.username()
+        request.session.state[Interested.self] = true
+        let list = request.server.blocklists.list(of: username) ?? Blocklist()
         var blocklist = Element("blocklist", namespace: NS.blocking)
         for jid in list.jids.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             blocklist.append(Element("item", namespace: NS.blocking, attributes: ["jid": jid]))
         }
-        request.reply(blocklist)
+        return .result(blocklist)
     }
 
     /// A block or unblock command.
@@ -140,47 +139,29 @@ public struct Blocking: ServerFeature {
         }
     }
 
-    private enum Outcome: Sendable {
-        case overLimit
-        /// The list before the change, and the user's roster.
-        case changed(before: Blocklist, roster: [RosterItem])
-    }
-
     /// §3.3–§3.5: stores the change, answers, updates the cache, tells
     /// whoever observes `BlocklistChanged` (the presence effects), and
     /// pushes the change.
-    @Sendable private static func change(_ request: IQRequest) {
-        let session = request.session
-        guard let username = session.username, let user = session.jid?.bare else { return }
-        let change: Change
-        do {
-            change = try Change(request.iq.payload!)
-        } catch {
-            return request.fail(error)
-        }
-        let limit = session.server.config.limits.blocklistMaxItems
-        session.withStorage({ stores -> Outcome in
+    @Sendable private static func change(_ request: IQRequest) throws -> IQAnswer {
+        let username = try request.username()
+        let server = request.server
+        guard let user = request.session.jid?.bare else { throw StanzaError(.notAuthorized) }
+        let change = try Change(request.iq.payload!)
+        let limit = server.config.limits.blocklistMaxItems
+        return .afterStorage({ stores in
             let before = Blocklist(try stores.blocklists.blocklist(of: username))
             var after = before
             change.apply(to: &after)
-            guard after.jids.count <= limit || after.jids.count <= before.jids.count else { return .overLimit }
+            guard after.jids.count <= limit || after.jids.count <= before.jids.count else {
+                throw StanzaError(.policyViolation, text: "a blocklist holds at most \(limit) JIDs")
+            }
             try change.store(for: username, in: stores)
-            return .changed(before: before, roster: try stores.roster.items(of: username))
-        }) { result in
-            switch result {
-            case .success(.overLimit):
-                request.fail(StanzaError(.policyViolation, text: "a blocklist holds at most \(limit) JIDs"))
-            case .success(.changed(let before, let roster)):
-                request.reply()
-                var after = before
-                change.apply(to: &after)
-                let server = session.server
+            return (before, after, try stores.roster.items(of: username))
+        }) { before, after, roster in
+            .result {
                 server.blocklists.update(username) { change.apply(to: &$0) }
                 server.hooks.fire(BlocklistChanged(user: user, before: before, after: after, roster: roster, server: server))
                 server.push(change.element, to: user) { $0.state[Interested.self] }
-            case .failure(let error):
-                session.log.error("blocklist change for \(username) failed: \(error)")
-                request.fail(StanzaError(.internalServerError))
             }
         }
     }

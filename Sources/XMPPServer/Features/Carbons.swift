@@ -41,11 +41,11 @@ public struct Carbons: ServerFeature {
         // §5, §10.1: enabling or disabling again is no error.
         hooks.onIQ(.set, NS.carbons, "enable", to: [.account]) { request in
             request.session.state[Enabled.self] = true
-            request.reply()
+            return .result()
         }
         hooks.onIQ(.set, NS.carbons, "disable", to: [.account]) { request in
             request.session.state[Enabled.self] = false
-            request.reply()
+            return .result()
         }
         hooks.onMessage(to: [.bare, .full], priority: 50) { message in
             Self.copySent(&message)

@@ -18,48 +18,40 @@ public struct Disco: ServerFeature {
             hooks.advertiseOnAccount(feature)
         }
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.host]) { request in
-            guard var query = Self.query(request) else { return }
-            query.append(Self.identity(category: "server", type: "im", name: "Swiftlet"))
-            request.reply(Self.adding(request.server.hooks.discoFeatures, to: query))
+            var query = try DiscoAnswer.query(request)
+            query.append(DiscoAnswer.identity(category: "server", type: "im", name: "Swiftlet"))
+            return .result(DiscoAnswer.adding(request.server.hooks.discoFeatures, to: query))
         }
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.account]) { request in
-            guard let query = Self.query(request) else { return }
-            request.reply(Self.accountInfo(query, hooks: request.server.hooks))
+            .result(Self.accountInfo(try DiscoAnswer.query(request), hooks: request.server.hooks))
         }
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.user], Self.contactInfo)
         hooks.onIQ(.get, NS.discoItems, "query", to: [.host]) { request in
-            guard var query = Self.query(request) else { return }
+            var query = try DiscoAnswer.query(request)
             for item in request.server.hooks.discoItems {
                 var element = Element("item", namespace: NS.discoItems, attributes: ["jid": item.jid])
                 if let name = item.name { element[attribute: "name"] = name }
                 query.append(element)
             }
-            request.reply(query)
+            return .result(query)
         }
         hooks.onIQ(.get, NS.discoItems, "query", to: [.account]) { request in
-            guard let query = Self.query(request) else { return }
-            request.reply(query)
+            .result(try DiscoAnswer.query(request))
         }
     }
 
     /// disco#info of another user's bare JID: the account's, if the user
     /// shares presence with the requester.
-    @Sendable private static func contactInfo(_ request: IQRequest) {
-        guard let username = request.target.localpart, let requester = request.session.jid else { return }
-        request.session.withStorage({ stores in
+    @Sendable private static func contactInfo(_ request: IQRequest) throws -> IQAnswer {
+        guard let username = request.target.localpart, let requester = request.session.jid else {
+            throw StanzaError(.serviceUnavailable)
+        }
+        return .afterStorage({ stores in
             try stores.reaches(username, from: requester)
                 && (try stores.roster.item(requester.bare.description, of: username)?.state.sharesPresence ?? false)
-        }) { result in
-            switch result {
-            case .success(true):
-                guard let query = Self.query(request) else { return }
-                request.reply(Self.accountInfo(query, hooks: request.server.hooks))
-            case .success(false):
-                request.fail(StanzaError(.serviceUnavailable))
-            case .failure(let error):
-                request.session.log.error("disco#info of \(username) failed: \(error)")
-                request.fail(StanzaError(.internalServerError))
-            }
+        }) { sharesPresence in
+            guard sharesPresence else { throw StanzaError(.serviceUnavailable) }
+            return .result(Self.accountInfo(try DiscoAnswer.query(request), hooks: request.server.hooks))
         }
     }
 
@@ -67,36 +59,10 @@ public struct Disco: ServerFeature {
     /// identities and features features advertise on accounts.
     static func accountInfo(_ query: Element, hooks: Hooks) -> Element {
         var query = query
-        query.append(Self.identity(category: "account", type: "registered", name: nil))
+        query.append(DiscoAnswer.identity(category: "account", type: "registered", name: nil))
         for identity in hooks.accountDiscoIdentities {
-            query.append(Self.identity(category: identity.category, type: identity.type, name: nil))
+            query.append(DiscoAnswer.identity(category: identity.category, type: identity.type, name: nil))
         }
-        return Self.adding(hooks.accountDiscoFeatures, to: query)
-    }
-
-    /// The empty answer `<query/>`; nil (after answering `item-not-found`)
-    /// for a `node`, since the server has none.
-    static func query(_ request: IQRequest) -> Element? {
-        let namespace = request.iq.payload!.namespace
-        guard request.iq.payload![attribute: "node"] == nil else {
-            request.fail(StanzaError(.itemNotFound, text: "no such node"))
-            return nil
-        }
-        return Element("query", namespace: namespace)
-    }
-
-    /// `query` with a `<feature/>` for each of `features`.
-    static func adding(_ features: [String], to query: Element) -> Element {
-        var query = query
-        for feature in features {
-            query.append(Element("feature", namespace: NS.discoInfo, attributes: ["var": feature]))
-        }
-        return query
-    }
-
-    static func identity(category: String, type: String, name: String?) -> Element {
-        var identity = Element("identity", namespace: NS.discoInfo, attributes: ["category": category, "type": type])
-        if let name { identity[attribute: "name"] = name }
-        return identity
+        return DiscoAnswer.adding(hooks.accountDiscoFeatures, to: query)
     }
 }

@@ -9,8 +9,8 @@ public struct EntityTime: ServerFeature {
 
     public func install(_ hooks: inout Hooks) {
         hooks.advertise(NS.time)
-        hooks.onIQ(.get, NS.time, "time", to: [.host]) { request in
-            request.reply(Self.time(at: Date(), in: .current))
+        hooks.onIQ(.get, NS.time, "time", to: [.host]) { _ in
+            .result(Self.time(at: Date(), in: .current))
         }
     }
 

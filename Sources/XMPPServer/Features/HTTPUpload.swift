@@ -54,26 +54,27 @@ public struct HTTPUpload: ServerFeature {
         }
         hooks.onIQ(.get, NS.discoInfo, "query", to: services, Self.discoInfo)
         hooks.onIQ(.get, NS.discoItems, "query", to: services) { request in
-            if let query = Disco.query(request) { request.reply(query) }
+            .result(try DiscoAnswer.query(request))
         }
         for namespace in [NS.httpUpload, NS.httpUploadLegacy] {
             hooks.onIQ(.get, namespace, "request", to: services, Self.requestSlot)
-            hooks.onIQ(.get, namespace, "request", to: [.unauthenticated]) { request in
-                request.fail(StanzaError(.forbidden, text: "log in to upload files"))
+            hooks.onIQ(.get, namespace, "request", to: [.unauthenticated]) { _ in
+                throw StanzaError(.forbidden, text: "log in to upload files")
             }
         }
     }
 
     // MARK: - Discovery
 
-    @Sendable private static func discoInfo(_ request: IQRequest) {
-        guard var query = Disco.query(request), let service = request.server.upload else { return }
-        query.append(Disco.identity(category: "store", type: "file", name: name))
-        query = Disco.adding([NS.discoInfo, NS.discoItems, NS.httpUpload, NS.httpUploadLegacy], to: query)
+    @Sendable private static func discoInfo(_ request: IQRequest) throws -> IQAnswer {
+        guard let service = request.server.upload else { throw StanzaError(.serviceUnavailable) }
+        var query = try DiscoAnswer.query(request)
+        query.append(DiscoAnswer.identity(category: "store", type: "file", name: name))
+        query = DiscoAnswer.adding([NS.discoInfo, NS.discoItems, NS.httpUpload, NS.httpUploadLegacy], to: query)
         for namespace in [NS.httpUpload, NS.httpUploadLegacy] {
             query.append(limitsForm(namespace, maxFileSize: service.settings.maxFileSize))
         }
-        request.reply(query)
+        return .result(query)
     }
 
     /// The XEP-0128 form announcing `max-file-size` (§3) under `namespace`.
@@ -115,35 +116,25 @@ public struct HTTPUpload: ServerFeature {
         }
     }
 
-    @Sendable private static func requestSlot(_ request: IQRequest) {
+    @Sendable private static func requestSlot(_ request: IQRequest) throws -> IQAnswer {
         let session = request.session
-        guard let service = session.server.upload else { return request.fail(StanzaError(.serviceUnavailable)) }
-        guard let username = session.username else { return request.fail(StanzaError(.forbidden)) }
-        let record: UploadRecord
-        switch checkedRecord(request.iq.payload!, service: service, owner: username) {
-        case .success(let checked): record = checked
-        case .failure(let error): return request.fail(error)
-        }
+        guard let service = session.server.upload else { throw StanzaError(.serviceUnavailable) }
+        guard let username = session.username else { throw StanzaError(.forbidden) }
+        let record = try checkedRecord(request.iq.payload!, service: service, owner: username).get()
         let quota = service.settings.quota
-        session.withStorage({ stores in try stores.uploads.reserve(record, quota: quota) }) { result in
-            switch result {
-            case .success(nil):
-                session.log.info("upload slot \(record.slotID) for \(record.size) bytes")
-                let expiry = record.created + Int(service.settings.slotLifetime.components.seconds)
-                request.reply(
-                    slot(
-                        request.iq.payload!.namespace, put: service.putURL(for: record, expiry: expiry),
-                        get: service.getURL(slot: record.slotID, filename: record.filename)))
-            case .success(let used?):
+        return .afterStorage({ stores in try stores.uploads.reserve(record, quota: quota) }) { used in
+            if let used {
                 session.log.notice("upload quota of \(username) reached")
-                request.fail(
-                    StanzaError(
-                        .resourceConstraint, type: .wait,
-                        text: "upload quota reached: \(used) of \(quota) bytes in use, \(record.quotaCharge) more needed"))
-            case .failure(let error):
-                session.log.error("reserving an upload slot failed: \(error)")
-                request.fail(StanzaError(.internalServerError))
+                throw StanzaError(
+                    .resourceConstraint, type: .wait,
+                    text: "upload quota reached: \(used) of \(quota) bytes in use, \(record.quotaCharge) more needed")
             }
+            session.log.info("upload slot \(record.slotID) for \(record.size) bytes")
+            let expiry = record.created + Int(service.settings.slotLifetime.components.seconds)
+            return .result(
+                slot(
+                    request.iq.payload!.namespace, put: service.putURL(for: record, expiry: expiry),
+                    get: service.getURL(slot: record.slotID, filename: record.filename)))
         }
     }
 

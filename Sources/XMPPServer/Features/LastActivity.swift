@@ -23,47 +23,31 @@ public struct LastActivity: ServerFeature {
         hooks.advertiseOnAccount(NS.last)
         hooks.onIQ(.get, NS.last, "query", to: [.host]) { request in
             let uptime = request.server.started.duration(to: request.server.loop.now)
-            request.reply(Self.query(seconds: Int(uptime.components.seconds), status: nil))
+            return .result(Self.query(seconds: Int(uptime.components.seconds), status: nil))
         }
         hooks.onIQ(.get, NS.last, "query", to: [.account, .user], Self.user)
         hooks.on(LastUnavailable.self, Self.recordLogout)
     }
 
-    private enum Lookup: Sendable {
-        case unreachable
-        case forbidden
-        case found(LastLogout?)
-    }
-
-    @Sendable private static func user(_ request: IQRequest) {
+    @Sendable private static func user(_ request: IQRequest) throws -> IQAnswer {
         let session = request.session
         let user = request.target
-        guard let username = user.localpart, let requester = session.jid else { return }
+        guard let username = user.localpart, let requester = session.jid else { throw StanzaError(.serviceUnavailable) }
         let isOwn = requester.localpart == username
-        session.withStorage({ stores -> Lookup in
-            guard try stores.reaches(username, from: requester) else { return .unreachable }
+        return .afterStorage({ stores in
+            guard try stores.reaches(username, from: requester) else { throw StanzaError(.serviceUnavailable) }
             if !isOwn {
                 let item = try stores.roster.item(requester.bare.description, of: username)
-                guard item?.state.subscription.includesFrom == true else { return .forbidden }
-            }
-            return .found(try stores.lastActivity.lastLogout(of: username))
-        }) { result in
-            switch result {
-            case .success(.unreachable):
-                request.fail(StanzaError(.serviceUnavailable))
-            case .success(.forbidden):
-                request.fail(StanzaError(.forbidden, text: "you are not subscribed to this user's presence"))
-            case .success(.found(let logout)):
-                if !session.server.sessions.availableSessions(of: user).isEmpty {
-                    return request.reply(query(seconds: 0, status: nil))
+                guard item?.state.subscription.includesFrom == true else {
+                    throw StanzaError(.forbidden, text: "you are not subscribed to this user's presence")
                 }
-                guard let logout else { return request.fail(StanzaError(.itemNotFound, text: "no logout recorded")) }
-                let seconds = max(0, Int(Date().timeIntervalSince1970) - logout.timestamp)
-                request.reply(query(seconds: seconds, status: logout.status))
-            case .failure(let error):
-                session.log.error("last activity lookup failed: \(error)")
-                request.fail(StanzaError(.internalServerError))
             }
+            return try stores.lastActivity.lastLogout(of: username)
+        }) { logout in
+            if !session.server.sessions.availableSessions(of: user).isEmpty { return .result(query(seconds: 0, status: nil)) }
+            guard let logout else { throw StanzaError(.itemNotFound, text: "no logout recorded") }
+            let seconds = max(0, Int(Date().timeIntervalSince1970) - logout.timestamp)
+            return .result(query(seconds: seconds, status: logout.status))
         }
     }
 

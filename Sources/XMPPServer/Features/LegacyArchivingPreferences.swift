@@ -9,8 +9,8 @@ public struct LegacyArchivingPreferences: ServerFeature {
 
     public func install(_ hooks: inout Hooks) {
         for type in [IQ.IQType.get, .set] {
-            hooks.onIQ(type, NS.archive, "pref", to: [.account]) { request in
-                request.fail(StanzaError(.featureNotImplemented, text: "message archiving (XEP-0136) is not supported"))
+            hooks.onIQ(type, NS.archive, "pref", to: [.account]) { _ in
+                throw StanzaError(.featureNotImplemented, text: "message archiving (XEP-0136) is not supported")
             }
         }
     }

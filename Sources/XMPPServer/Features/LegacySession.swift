@@ -7,8 +7,8 @@ public struct LegacySession: ServerFeature {
     public init() {}
 
     public func install(_ hooks: inout Hooks) {
-        hooks.onIQ(.set, NS.session, "session", to: [.host, .account]) { request in
-            request.reply()
+        hooks.onIQ(.set, NS.session, "session", to: [.host, .account]) { _ in
+            .result()
         }
     }
 }

@@ -8,7 +8,7 @@ public struct Ping: ServerFeature {
     public func install(_ hooks: inout Hooks) {
         hooks.advertise(NS.ping)
         hooks.onIQ(.get, NS.ping, "ping", to: [.host, .account]) { request in
-            request.reply()
+            .result()
         }
     }
 }

@@ -16,14 +16,14 @@ public struct Registration: ServerFeature {
             return Element("register", namespace: NS.registerFeature)
         }
         hooks.onIQ(.get, NS.register, "query", to: [.unauthenticated]) { request in
-            guard request.session.registrationIsOpen else { return request.fail(Self.closed) }
+            guard request.session.registrationIsOpen else { throw Self.closed }
             var query = Element("query", namespace: NS.register)
             var instructions = Element("instructions", namespace: NS.register)
             instructions.append(text: "Choose a username and password.")
             query.append(instructions)
             query.append(Element("username", namespace: NS.register))
             query.append(Element("password", namespace: NS.register))
-            request.reply(query)
+            return .result(query)
         }
         hooks.onIQ(.set, NS.register, "query", to: [.unauthenticated], Self.register)
         hooks.onIQ(.get, NS.register, "query", to: [.host, .account]) { request in
@@ -32,7 +32,7 @@ public struct Registration: ServerFeature {
             var username = Element("username", namespace: NS.register)
             username.append(text: request.session.username ?? "")
             query.append(username)
-            request.reply(query)
+            return .result(query)
         }
         hooks.onIQ(.set, NS.register, "query", to: [.host, .account], Self.changeOrRemove)
     }
@@ -47,73 +47,44 @@ public struct Registration: ServerFeature {
     /// registration throttle first, on the loop, whether the name turns out
     /// to be free or not: a conflict costs storage work too, and parallel
     /// requests must not all pass a check made before any was counted.
-    @Sendable private static func register(_ request: IQRequest) {
+    @Sendable private static func register(_ request: IQRequest) throws -> IQAnswer {
         let session = request.session
         let server = session.server
-        guard session.registrationIsOpen else { return request.fail(closed) }
+        guard session.registrationIsOpen else { throw closed }
         let query = request.iq.payload!
         if query.child("remove") != nil {
-            return request.fail(StanzaError(.notAuthorized, text: "log in to remove an account"))
+            throw StanzaError(.notAuthorized, text: "log in to remove an account")
         }
-        let username: String
-        let password: String
-        do {
-            (username, password) = try credentials(in: query, domain: server.domain)
-        } catch {
-            return request.fail(error)
-        }
+        let (username, password) = try credentials(in: query, domain: server.domain)
         if let wait = server.registrationThrottle.reserve(for: session.peerHost, now: server.loop.now) {
             session.log.notice("registration throttled for \(wait)")
-            return request.fail(StanzaError(.policyViolation, type: .wait, text: "too many registrations; try later"))
+            throw StanzaError(.policyViolation, type: .wait, text: "too many registrations; try later")
         }
-        session.waitForStorage()
-        server.accounts.register(username: username, password: password, on: server.loop) { result in
-            defer { session.resumeAfterWaiting() }
-            switch result {
-            case .success(true):
-                session.log.info("registered \(username)@\(server.domain)")
-                request.reply()
-            case .success(false):
-                request.fail(StanzaError(.conflict, text: "that username is taken"))
-            case .failure(let error):
-                session.log.error("registration failed: \(error)")
-                request.fail(StanzaError(.internalServerError))
-            }
+        return .after({ server.accounts.register(username: username, password: password, on: server.loop, $0) }) {
+            registered in
+            guard registered else { throw StanzaError(.conflict, text: "that username is taken") }
+            session.log.info("registered \(username)@\(server.domain)")
+            return .result()
         }
     }
 
     /// Changes the password (XEP-0077 §3.3) or deletes the account (§3.2).
-    @Sendable private static func changeOrRemove(_ request: IQRequest) {
+    @Sendable private static func changeOrRemove(_ request: IQRequest) throws -> IQAnswer {
         let session = request.session
         let server = session.server
-        guard let own = session.username else { return }
+        let own = try request.username()
         let query = request.iq.payload!
         if query.child("remove") != nil {
-            session.waitForStorage()
-            return server.deleteAccount(own, except: session) { result in
-                defer { session.resumeAfterWaiting() }
-                guard case .success = result else { return request.fail(StanzaError(.internalServerError)) }
-                request.reply()
-                session.fail(StreamError(.notAuthorized, text: "account deleted"))
+            return .after({ server.deleteAccount(own, except: session, then: $0) }) { _ in
+                .result { session.fail(StreamError(.notAuthorized, text: "account deleted")) }
             }
         }
-        let password: String
-        do {
-            let (username, newPassword) = try credentials(in: query, domain: server.domain)
-            guard username == own else {
-                return request.fail(StanzaError(.notAllowed, text: "you can only change your own password"))
-            }
-            password = newPassword
-        } catch {
-            return request.fail(error)
-        }
-        session.waitForStorage()
-        server.accounts.changePassword(username: own, password: password, on: server.loop) { result in
-            defer { session.resumeAfterWaiting() }
-            guard case .success = result else { return request.fail(StanzaError(.internalServerError)) }
+        let (username, password) = try credentials(in: query, domain: server.domain)
+        guard username == own else { throw StanzaError(.notAllowed, text: "you can only change your own password") }
+        return .after({ server.accounts.changePassword(username: own, password: password, on: server.loop, $0) }) {
             session.log.info("password changed for \(own)@\(server.domain)")
             server.revokeSessions(of: own, except: session, because: "the password was changed")
-            request.reply()
+            return .result()
         }
     }
 

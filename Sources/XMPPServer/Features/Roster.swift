@@ -23,75 +23,51 @@ public struct Roster: ServerFeature {
     /// version is current, but XMPPFramework (`-fetchRosterVersion:`) does
     /// not recognise one and empties its roster.
     /// The requesting resource becomes interested: it gets pushes from now on.
-    @Sendable private static func get(_ request: IQRequest) {
-        let session = request.session
-        guard let username = session.username else { return }
-        session.state[RosterInterest.self] = true
-        session.withStorage({ stores in
+    @Sendable private static func get(_ request: IQRequest) throws -> IQAnswer {
+        let username = try request.username()
+        request.session.state[RosterInterest.self] = true
+        return .afterStorage({ stores in
             (try stores.roster.items(of: username), try stores.roster.version(of: username))
-        }) { result in
-            guard case .success(let (items, version)) = result else {
-                return request.fail(StanzaError(.internalServerError))
-            }
+        }) { items, version in
             var query = Element("query", namespace: NS.roster, attributes: ["ver": String(version)])
             for item in items where item.inRoster { query.append(item.element) }
-            request.reply(query)
+            return .result(query)
         }
     }
 
     /// Adds, updates or removes one item (§2.3, §2.5).
-    @Sendable private static func set(_ request: IQRequest) {
-        let session = request.session
-        guard let username = session.username, let owner = session.jid?.bare else { return }
-        let change: Change
-        do {
-            change = try Change(request.iq.payload!, owner: owner, maxGroups: session.server.config.limits.rosterMaxGroups)
-        } catch {
-            return request.fail(error)
-        }
-        switch change {
+    @Sendable private static func set(_ request: IQRequest) throws -> IQAnswer {
+        let username = try request.username()
+        let server = request.server
+        guard let owner = request.session.jid?.bare else { throw StanzaError(.notAuthorized) }
+        switch try Change(request.iq.payload!, owner: owner, maxGroups: server.config.limits.rosterMaxGroups) {
         case .update(let contact, let name, let groups):
-            let maxItems = session.server.config.limits.rosterMaxItems
-            session.withStorage({ stores -> (RosterItem, Int)? in
+            let maxItems = server.config.limits.rosterMaxItems
+            return .afterStorage({ stores in
                 var item = try stores.roster.item(contact.description, of: username)
                     ?? RosterItem(contact: contact.description, inRoster: false)
                 if !item.inRoster, try stores.roster.items(of: username).count(where: \.inRoster) >= maxItems {
-                    return nil
+                    throw StanzaError(.policyViolation, text: "at most \(maxItems) roster items")
                 }
                 item.name = name
                 item.groups = groups
                 item.inRoster = true
                 return (item, try stores.roster.put(item, of: username))
-            }) { result in
-                switch result {
-                case .success(nil):
-                    return request.fail(StanzaError(.policyViolation, text: "at most \(maxItems) roster items"))
-                case .failure:
-                    return request.fail(StanzaError(.internalServerError))
-                case .success(let (item, version)?):
-                    request.reply()
-                    session.server.pushRosterItem(item.element, version: version, to: owner)
-                }
+            }) { item, version in
+                .result { server.pushRosterItem(item.element, version: version, to: owner) }
             }
         case .remove(let contact):
-            session.withStorage({ stores -> (RosterItem, Int)? in
+            return .afterStorage({ stores in
                 guard let item = try stores.roster.item(contact.description, of: username), item.inRoster,
                     let version = try stores.roster.remove(contact.description, of: username)
-                else { return nil }
+                else { throw StanzaError(.itemNotFound, text: "no such roster item") }
                 return (item, version)
-            }) { result in
-                switch result {
-                case .success(let (item, version)?):
-                    request.reply()
+            }) { item, version in
+                .result {
                     var removed = Element("item", namespace: NS.roster, attributes: ["jid": contact.description])
                     removed[attribute: "subscription"] = "remove"
-                    let server = session.server
                     server.pushRosterItem(removed, version: version, to: owner)
                     server.hooks.fire(RosterItemRemoved(owner: owner, contact: contact, state: item.state, server: server))
-                case .success(nil):
-                    request.fail(StanzaError(.itemNotFound, text: "no such roster item"))
-                case .failure:
-                    request.fail(StanzaError(.internalServerError))
                 }
             }
         }

@@ -19,7 +19,7 @@ public struct SoftwareVersion: ServerFeature {
         guard reply != .off else { return }
         hooks.advertise(NS.version)
         let query = Self.query(reply)
-        hooks.onIQ(.get, NS.version, "query", to: [.host]) { request in request.reply(query) }
+        hooks.onIQ(.get, NS.version, "query", to: [.host]) { _ in .result(query) }
     }
 
     /// The answer: `<name/>`, then `<version/>` and `<os/>` when `full`.

@@ -24,59 +24,37 @@ public struct VCardTemp: ServerFeature {
         hooks.advertiseOnAccount(NS.vcard)
         hooks.onIQ(.get, NS.vcard, "vCard", to: [.account, .user], Self.get)
         hooks.onIQ(.set, NS.vcard, "vCard", to: [.account], Self.set)
-        hooks.onIQ(.set, NS.vcard, "vCard", to: [.user]) { request in
-            request.fail(StanzaError(.forbidden, text: "you can only set your own vCard"))
+        hooks.onIQ(.set, NS.vcard, "vCard", to: [.user]) { _ in
+            throw StanzaError(.forbidden, text: "you can only set your own vCard")
         }
     }
 
-    private enum Lookup: Sendable {
-        /// No such account, or it blocks the requester (XEP-0191 §3.3).
-        case unreachable
-        case found(String?)
-    }
-
-    @Sendable private static func get(_ request: IQRequest) {
-        guard let username = request.target.localpart, let requester = request.session.jid else { return }
-        request.session.withStorage({ stores -> Lookup in
-            guard try stores.reaches(username, from: requester) else { return .unreachable }
-            return .found(try stores.vCards.vCard(of: username))
-        }) { result in
-            switch result {
-            case .success(.unreachable):
-                request.fail(StanzaError(.serviceUnavailable))
-            case .success(.found(nil)):
-                request.reply(Element("vCard", namespace: NS.vcard))
-            case .success(.found(let xml?)):
-                guard let vCard = StoredStanza.parse(xml) else {
-                    request.session.log.error("the stored vCard of \(username) does not parse")
-                    return request.fail(StanzaError(.internalServerError))
-                }
-                request.reply(vCard)
-            case .failure(let error):
-                request.session.log.error("vCard lookup failed: \(error)")
-                request.fail(StanzaError(.internalServerError))
+    @Sendable private static func get(_ request: IQRequest) throws -> IQAnswer {
+        guard let username = request.target.localpart, let requester = request.session.jid else {
+            throw StanzaError(.serviceUnavailable)
+        }
+        return .afterStorage({ stores in
+            // No such account, or it blocks the requester (XEP-0191 §3.3).
+            guard try stores.reaches(username, from: requester) else { throw StanzaError(.serviceUnavailable) }
+            return try stores.vCards.vCard(of: username)
+        }) { xml in
+            guard let xml else { return .result(Element("vCard", namespace: NS.vcard)) }
+            guard let vCard = StoredStanza.parse(xml) else {
+                throw DamagedRecord(description: "the stored vCard of \(username) does not parse")
             }
+            return .result(vCard)
         }
     }
 
-    @Sendable private static func set(_ request: IQRequest) {
-        let session = request.session
-        guard let username = session.username else { return }
-        let limit = session.server.config.limits.maxVCardSize
+    @Sendable private static func set(_ request: IQRequest) throws -> IQAnswer {
+        let username = try request.username()
+        let limit = request.server.config.limits.maxVCardSize
         guard let xml = StoredStanza.serialize(request.iq.payload!) else {
-            return request.fail(StanzaError(.badRequest, text: "the vCard cannot be stored"))
+            throw StanzaError(.badRequest, text: "the vCard cannot be stored")
         }
         guard xml.utf8.count <= limit else {
-            return request.fail(StanzaError(.policyViolation, text: "a vCard may have at most \(limit) bytes"))
+            throw StanzaError(.policyViolation, text: "a vCard may have at most \(limit) bytes")
         }
-        session.withStorage({ stores in try stores.vCards.setVCard(xml, of: username) }) { result in
-            switch result {
-            case .success:
-                request.reply()
-            case .failure(let error):
-                session.log.error("storing the vCard of \(username) failed: \(error)")
-                request.fail(StanzaError(.internalServerError))
-            }
-        }
+        return .afterStorage({ stores in try stores.vCards.setVCard(xml, of: username) }) { .result() }
     }
 }

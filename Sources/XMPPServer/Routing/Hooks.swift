@@ -37,13 +37,15 @@ public struct IQRequest {
     /// The server the request arrived at.
     public var server: ServerContext { session.server }
 
-    /// Answers with a result (RFC 6120 §8.2.3).
-    public func reply(_ payload: Element? = nil) {
+    /// Answers with a result (RFC 6120 §8.2.3); `answer` does this for
+    /// handlers.
+    func reply(_ payload: Element? = nil) {
         session.send(iq.result(payload: payload))
     }
 
-    /// Answers with an error (RFC 6120 §8.3).
-    public func fail(_ error: StanzaError) {
+    /// Answers with an error (RFC 6120 §8.3); `answer` does this for
+    /// handlers.
+    func fail(_ error: StanzaError) {
         if let reply = iq.errorReply(error) { session.send(reply) }
     }
 }
@@ -77,9 +79,9 @@ public struct DiscoIdentity: Sendable, Hashable {
     }
 }
 
-/// Handles an IQ request; it must answer, now or later (after a storage
-/// round trip), exactly once.
-public typealias IQHandler = @Sendable (IQRequest) -> Void
+/// Handles an IQ request: returns its answer (`IQAnswer`), or throws the
+/// error to answer with.
+public typealias IQHandler = @Sendable (IQRequest) throws -> IQAnswer
 
 /// What the features installed: handlers by event, disco features, stream
 /// features. Built once at start, then shared read-only by every loop.

@@ -138,7 +138,8 @@ public final class Router: Sendable {
         guard let handler = session.server.hooks.iqHandler(iq.type!, payload, target) else {
             return unhandled(iq.element, session)
         }
-        handler(IQRequest(iq: iq, target: address, session: session))
+        let request = IQRequest(iq: iq, target: address, session: session)
+        request.answer { try handler(request) }
     }
 
     /// A message goes down the `onMessage` chain of its target.

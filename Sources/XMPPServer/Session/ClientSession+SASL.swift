@@ -114,11 +114,8 @@ extension ClientSession {
         let hash = mechanism.scramHashFunction!
         whenAdmitted(username) { session in
             session.accountRevocations = session.server.sessions.revocationCount(of: username)
-            session.waitForStorage()
-            session.server.accounts.credentials(for: username, hash, on: session.server.loop) {
-                [weak session] result in
-                guard let session else { return }
-                defer { session.resumeAfterWaiting() }
+            let server = session.server
+            session.waiting(for: { server.accounts.credentials(for: username, hash, on: server.loop, $0) }) { result in
                 guard session.phase == .negotiating else { return }
                 switch result {
                 case .success(let credentials):
@@ -148,12 +145,10 @@ extension ClientSession {
         let username = request.identity.username
         whenAdmitted(username) { session in
             session.accountRevocations = session.server.sessions.revocationCount(of: username)
-            session.waitForStorage()
-            session.server.accounts.verify(
-                username: username, password: request.password, on: session.server.loop
-            ) { [weak session] result in
-                guard let session else { return }
-                defer { session.resumeAfterWaiting() }
+            let server = session.server
+            session.waiting(
+                for: { server.accounts.verify(username: username, password: request.password, on: server.loop, $0) }
+            ) { result in
                 guard session.phase == .negotiating else { return }
                 switch result {
                 case .success(true):
@@ -180,12 +175,10 @@ extension ClientSession {
             attempt(self)
         case .after(let wait):
             log.notice("login as \(username) throttled: checked in \(wait)")
-            waitForStorage()
             postponeHandshakeDeadline(by: wait)
-            _ = schedule(after: wait) { session in
-                defer { session.resumeAfterWaiting() }
-                guard session.phase == .negotiating else { return }
-                attempt(session)
+            waiting(for: { done in _ = schedule(after: wait) { _ in done(()) } }) { [self] in
+                guard phase == .negotiating else { return }
+                attempt(self)
             }
         case .busy(let retryAfter):
             saslFailed(.temporaryAuthFailure, reason: "throttled, retry in \(retryAfter)", countsAsFailure: false)

@@ -218,8 +218,8 @@ public final class ClientSession {
         headerSent = false
     }
 
-    /// Handles input held back while waiting on storage.
-    func resumeAfterWaiting() {
+    /// Handles input held back while waiting.
+    private func resumeAfterWaiting() {
         guard isWaiting else { return }
         storageWaits -= 1
         guard !isWaiting, phase != .closed else { return }
@@ -238,20 +238,25 @@ public final class ClientSession {
         _ job: @escaping @Sendable (Stores) throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void
     ) {
-        waitForStorage()
-        server.storage.run(on: server.loop, job) { [self] result in
-            // The completion's own output, and any storage job it starts,
-            // come before the stanzas that were held back.
-            defer { resumeAfterWaiting() }
-            guard phase != .closed else { return }
-            completion(result)
-        }
+        waiting(for: { [server] done in server.storage.run(on: server.loop, job, then: done) }, then: completion)
     }
 
-    /// Pauses input until `resumeAfterWaiting()`, for a storage round trip.
-    func waitForStorage() {
+    /// Starts `operation` with this session's input paused until it calls
+    /// back (on the loop), then runs `completion`, then handles the input
+    /// that waited: the one way a session waits, for storage jobs and
+    /// account operations alike.
+    public func waiting<Value>(
+        for operation: (_ done: @escaping (Value) -> Void) -> Void, then completion: @escaping (Value) -> Void
+    ) {
         storageWaits += 1
         transport?.pauseReading()
+        operation { [self] value in
+            // The completion's own output, and any wait it starts, come
+            // before the stanzas that were held back.
+            defer { resumeAfterWaiting() }
+            guard phase != .closed else { return }
+            completion(value)
+        }
     }
 
     // MARK: - Output

@@ -47,3 +47,10 @@ package enum StoredStanza {
         return String(decoding: try! XMLSerializer.streamOpening(header), as: UTF8.self)
     }()
 }
+
+/// A stored row that does not read back (a damaged database): thrown by a
+/// handler, it is logged and answered with `internal-server-error`.
+struct DamagedRecord: Error, CustomStringConvertible {
+    /// What was damaged, for the log.
+    let description: String
+}

@@ -7,27 +7,14 @@ extension MessageArchive {
     static let maxPreferenceJIDs = 1000
 
     /// Sets the user's preferences (XEP-0441 §2.1) and answers with them.
-    func setPreferences(_ request: IQRequest) {
-        guard let username = request.session.username else { return }
-        let preferences: ArchivePreferences
-        do {
-            preferences = try Self.preferences(from: request.iq.payload!)
-        } catch {
-            return request.fail(error)
-        }
+    func setPreferences(_ request: IQRequest) throws -> IQAnswer {
+        let username = try request.username()
+        let preferences = try Self.preferences(from: request.iq.payload!)
         let policy = policy
-        request.session.withStorage({ stores in
+        return .afterStorage({ stores in
             try stores.archive.setPreferences(preferences, of: username)
             policy.set(preferences, for: username)
-        }) { result in
-            switch result {
-            case .success:
-                request.reply(preferences.element)
-            case .failure(let error):
-                request.session.log.error("cannot store archive preferences: \(error)")
-                request.fail(StanzaError(.internalServerError))
-            }
-        }
+        }) { .result(preferences.element) }
     }
 
     /// Reloads a user's preferences when a session binds, in case the

@@ -21,60 +21,51 @@ extension MessageArchive {
     /// `<result/>` each, then the `<fin/>` with the page's RSM set. The
     /// session reads no further stanza until it has answered, and the
     /// query runs after the archive writes of everything routed before it.
-    func query(_ request: IQRequest) {
-        guard let username = request.session.username, let owner = request.session.jid else { return }
+    func query(_ request: IQRequest) throws -> IQAnswer {
+        let username = try request.username()
+        guard let owner = request.session.jid else { throw StanzaError(.notAuthorized) }
         let payload = request.iq.payload!
-        let query: ArchiveQuery
-        do {
-            query = try archiveQuery(from: payload)
-        } catch {
-            return request.fail(error)
-        }
+        let query = try archiveQuery(from: payload)
         let queryID = payload[attribute: "queryid"]
         let flipped = payload.child("flip-page") != nil
         let (writer, ids) = (writer, ids)
         let log = request.session.log
-        request.session.withStorage({ stores in
+        return .afterStorage({ stores in
             try writer.flush(stores, log: log)
-            return try stores.archive.query(query, for: username)
-        }) { result in
-            switch result {
-            case .success(let page):
-                for item in flipped ? page.items.reversed() : page.items {
-                    guard let message = Self.result(item, id: ids.id(for: item.sequence), queryID: queryID, to: owner)
-                    else {
-                        log.error("archived message \(item.sequence) of \(username) cannot be read")
-                        continue
-                    }
-                    request.session.send(message)
-                }
-                var fin = Element("fin", namespace: NS.mam)
-                if page.complete { fin[attribute: "complete"] = "true" }
-                let set = ResultSetReply(
-                    first: page.items.first.map { ids.id(for: $0.sequence) },
-                    last: page.items.last.map { ids.id(for: $0.sequence) }, count: page.count)
-                fin.append(set.element)
-                request.reply(fin)
-            case .failure(let error as ArchiveItemNotFound):
-                request.fail(Self.notFound(ids.id(for: error.sequence)))
-            case .failure(let error):
-                log.error("archive query failed: \(error)")
-                request.fail(StanzaError(.internalServerError))
+            do {
+                return try stores.archive.query(query, for: username)
+            } catch let error as ArchiveItemNotFound {
+                throw Self.notFound(ids.id(for: error.sequence))
             }
+        }) { page in
+            for item in flipped ? page.items.reversed() : page.items {
+                guard let message = Self.result(item, id: ids.id(for: item.sequence), queryID: queryID, to: owner)
+                else {
+                    log.error("archived message \(item.sequence) of \(username) cannot be read")
+                    continue
+                }
+                request.session.send(message)
+            }
+            var fin = Element("fin", namespace: NS.mam)
+            if page.complete { fin[attribute: "complete"] = "true" }
+            let set = ResultSetReply(
+                first: page.items.first.map { ids.id(for: $0.sequence) },
+                last: page.items.last.map { ids.id(for: $0.sequence) }, count: page.count)
+            fin.append(set.element)
+            return .result(fin)
         }
     }
 
     /// Answers a metadata request (XEP-0313 §5): the first and last items,
     /// or nothing for an empty archive.
-    func metadata(_ request: IQRequest) {
-        guard let username = request.session.username else { return }
+    func metadata(_ request: IQRequest) throws -> IQAnswer {
+        let username = try request.username()
         let (writer, ids) = (writer, ids)
         let log = request.session.log
-        request.session.withStorage({ stores in
+        return .afterStorage({ stores in
             try writer.flush(stores, log: log)
             return try stores.archive.bounds(for: username)
-        }) { result in
-            guard case .success(let bounds) = result else { return request.fail(StanzaError(.internalServerError)) }
+        }) { bounds in
             var metadata = Element("metadata", namespace: NS.mam)
             if let (oldest, newest) = bounds {
                 for (name, item) in [("start", oldest), ("end", newest)] {
@@ -86,7 +77,7 @@ extension MessageArchive {
                         ]))
                 }
             }
-            request.reply(metadata)
+            return .result(metadata)
         }
     }
 

@@ -65,19 +65,19 @@ public struct MessageArchive: ServerFeature {
             archive(&message)
             return .passed
         }
-        hooks.onIQ(.set, NS.mam, "query", to: [.account]) { request in query(request) }
-        hooks.onIQ(.get, NS.mam, "query", to: [.account]) { request in
-            request.reply(Element("query", namespace: NS.mam, children: [.element(Self.queryForm.element)]))
+        hooks.onIQ(.set, NS.mam, "query", to: [.account]) { request in try query(request) }
+        hooks.onIQ(.get, NS.mam, "query", to: [.account]) { _ in
+            .result(Element("query", namespace: NS.mam, children: [.element(Self.queryForm.element)]))
         }
-        hooks.onIQ(.get, NS.mam, "metadata", to: [.account]) { request in metadata(request) }
+        hooks.onIQ(.get, NS.mam, "metadata", to: [.account]) { request in try metadata(request) }
         hooks.onIQ(.get, NS.mam, "prefs", to: [.account]) { request in
-            request.reply(policy.preferences(of: request.session.username ?? "").element)
+            .result(policy.preferences(of: try request.username()).element)
         }
-        hooks.onIQ(.set, NS.mam, "prefs", to: [.account]) { request in setPreferences(request) }
+        hooks.onIQ(.set, NS.mam, "prefs", to: [.account]) { request in try setPreferences(request) }
         // XEP-0313 §8.1: only the user reads or configures the archive.
         for (type, name) in [(IQ.IQType.set, "query"), (.get, "query"), (.get, "metadata"), (.get, "prefs"), (.set, "prefs")] {
-            hooks.onIQ(type, NS.mam, name, to: [.user]) { request in
-                request.fail(StanzaError(.forbidden, text: "only its owner may use an archive"))
+            hooks.onIQ(type, NS.mam, name, to: [.user]) { _ in
+                throw StanzaError(.forbidden, text: "only its owner may use an archive")
             }
         }
         hooks.onStart { server in start(server) }

@@ -2,56 +2,43 @@ import XMPPCore
 import XMPPStorage
 
 extension PEP {
-    private enum Retrieval: Sendable {
-        /// No such account, or it blocks the requester (XEP-0191 §3.3).
-        case unreachable
-        case noNode
-        /// The access model keeps the requester out (XEP-0060 §6.5.9).
-        case notAllowed
-        case found([PEPItem])
-    }
-
     /// XEP-0060 §6.5: the items of a node, newest first: all (up to
     /// `max_items`, §6.5.7) or those named by `<item id/>` (§6.5.8), for
     /// the owner and whom the access model lets in.
-    func items(_ items: Element, _ request: IQRequest) {
-        guard let node = Self.node(of: items, request), let owner = request.target.localpart,
-            let requester = request.session.jid
-        else { return }
+    func items(_ items: Element, _ request: IQRequest) throws -> IQAnswer {
+        let node = try Self.node(of: items)
+        guard let owner = request.target.localpart, let requester = request.session.jid else {
+            throw StanzaError(.serviceUnavailable)
+        }
         let ids = items.elements.filter { $0.name == "item" && $0.namespace == NS.pubsub }.compactMap { $0[attribute: "id"] }
         var limit: Int?
         if let text = items[attribute: "max_items"] {
             guard let value = Int(text), value > 0 else {
-                return request.fail(StanzaError(.badRequest, text: "max_items must be a positive number"))
+                throw StanzaError(.badRequest, text: "max_items must be a positive number")
             }
             limit = value
         }
-        request.session.withStorage({ [limit] stores -> Retrieval in
-            guard try stores.reaches(owner, from: requester) else { return .unreachable }
-            guard let configuration = try stores.pep.configuration(of: node, owner: owner) else { return .noNode }
-            guard try Self.mayRetrieve(requester, from: owner, configuration, in: stores) else { return .notAllowed }
-            return .found(try stores.pep.items(of: node, owner: owner, ids: ids.isEmpty ? nil : ids, limit: limit))
-        }) { result in
-            switch result {
-            case .success(.unreachable):
-                request.fail(StanzaError(.serviceUnavailable))
-            case .success(.noNode):
-                request.fail(StanzaError(.itemNotFound, text: "no such node"))
-            case .success(.notAllowed):
-                request.fail(Self.error(.notAuthorized, "presence-subscription-required"))
-            case .success(.found(let found)):
-                var list = Element("items", namespace: NS.pubsub, attributes: ["node": node])
-                for item in found {
-                    guard let payload = StoredStanza.parse(item.payload) else {
-                        request.session.log.error("a stored PEP item of \(owner) in \(node) does not parse")
-                        continue
-                    }
-                    list.append(Element("item", namespace: NS.pubsub, attributes: ["id": item.id], children: [.element(payload)]))
-                }
-                request.reply(Element("pubsub", namespace: NS.pubsub, children: [.element(list)]))
-            case .failure(let error):
-                Self.fail(request, error, doing: "items of \(node)")
+        return .afterStorage({ [limit] stores in
+            // No such account, or it blocks the requester (XEP-0191 §3.3).
+            guard try stores.reaches(owner, from: requester) else { throw StanzaError(.serviceUnavailable) }
+            guard let configuration = try stores.pep.configuration(of: node, owner: owner) else {
+                throw StanzaError(.itemNotFound, text: "no such node")
             }
+            // The access model keeps the requester out (XEP-0060 §6.5.9).
+            guard try Self.mayRetrieve(requester, from: owner, configuration, in: stores) else {
+                throw Self.error(.notAuthorized, "presence-subscription-required")
+            }
+            return try stores.pep.items(of: node, owner: owner, ids: ids.isEmpty ? nil : ids, limit: limit)
+        }) { found in
+            var list = Element("items", namespace: NS.pubsub, attributes: ["node": node])
+            for item in found {
+                guard let payload = StoredStanza.parse(item.payload) else {
+                    request.session.log.error("a stored PEP item of \(owner) in \(node) does not parse")
+                    continue
+                }
+                list.append(Element("item", namespace: NS.pubsub, attributes: ["id": item.id], children: [.element(payload)]))
+            }
+            return .result(Element("pubsub", namespace: NS.pubsub, children: [.element(list)]))
         }
     }
 

@@ -12,36 +12,29 @@ extension PEP {
     /// XEP-0060 §7.1: publishes one item, creating the node with the
     /// defaults and the publish-options, or checking them against its
     /// configuration (§7.1.5).
-    func publish(_ publish: Element, options: Element?, _ request: IQRequest) {
+    func publish(_ publish: Element, options: Element?, _ request: IQRequest) throws -> IQAnswer {
         let session = request.session
-        guard let node = Self.node(of: publish, request), let owner = session.jid?.bare, let username = owner.localpart
-        else { return }
+        let node = try Self.node(of: publish)
+        guard let owner = session.jid?.bare, let username = owner.localpart else { throw StanzaError(.notAuthorized) }
         let items = publish.elements.filter { $0.name == "item" && $0.namespace == NS.pubsub }
         guard items.count == 1, let item = items.first else {
-            return request.fail(
-                Self.error(.badRequest, items.isEmpty ? "item-required" : "invalid-payload", text: "publish one item"))
+            throw Self.error(.badRequest, items.isEmpty ? "item-required" : "invalid-payload", text: "publish one item")
         }
         guard item.elements.count == 1, let payload = item.elements.first else {
-            return request.fail(
-                Self.error(.badRequest, item.elements.isEmpty ? "payload-required" : "invalid-payload",
-                    text: "an item holds one payload element"))
+            throw Self.error(
+                .badRequest, item.elements.isEmpty ? "payload-required" : "invalid-payload",
+                text: "an item holds one payload element")
         }
-        let requested: PublishOptions
-        do throws(StanzaError) {
-            requested = try PublishOptions(options, maxItemsLimit: session.server.config.limits.pepMaxItems)
-        } catch {
-            return request.fail(error)
-        }
+        let requested = try PublishOptions(options, maxItemsLimit: session.server.config.limits.pepMaxItems)
         guard let serialized = StoredStanza.serialize(payload) else {
-            return request.fail(Self.error(.badRequest, "invalid-payload", text: "the payload cannot be stored"))
+            throw Self.error(.badRequest, "invalid-payload", text: "the payload cannot be stored")
         }
         let limits = session.server.config.limits
         guard serialized.utf8.count <= limits.pepMaxItemSize else {
-            return request.fail(
-                Self.error(.notAcceptable, "payload-too-big", text: "items are at most \(limits.pepMaxItemSize) bytes"))
+            throw Self.error(.notAcceptable, "payload-too-big", text: "items are at most \(limits.pepMaxItemSize) bytes")
         }
         let id = item[attribute: "id"].flatMap { $0.isEmpty ? nil : $0 } ?? Hex.encode(Crypto.randomBytes(count: 12))
-        session.withStorage({ stores -> Audience in
+        return .afterStorage({ stores -> Audience in
             try stores.inTransaction {
                 let configuration: PEPNodeConfiguration
                 if let existing = try stores.pep.configuration(of: node, owner: username) {
@@ -58,18 +51,14 @@ extension PEP {
                 _ = try stores.pep.publish(PEPItem(id: id, payload: serialized), to: node, of: username)
                 return Audience(configuration: configuration, contacts: try Self.contacts(of: username, in: stores))
             }
-        }) { result in
-            switch result {
-            case .success(let audience):
-                let published = Element(
-                    "publish", namespace: NS.pubsub, attributes: ["node": node],
-                    children: [.element(Element("item", namespace: NS.pubsub, attributes: ["id": id]))])
-                request.reply(Element("pubsub", namespace: NS.pubsub, children: [.element(published)]))
+        }) { audience in
+            let published = Element(
+                "publish", namespace: NS.pubsub, attributes: ["node": node],
+                children: [.element(Element("item", namespace: NS.pubsub, attributes: ["id": id]))])
+            return .result(Element("pubsub", namespace: NS.pubsub, children: [.element(published)])) {
                 var notified = Element("item", namespace: NS.pubsubEvent, attributes: ["id": id])
                 notified.append(payload)
                 notify(Self.items(node, [notified]), node: node, of: owner, audience, server: session.server)
-            case .failure(let error):
-                Self.fail(request, error, doing: "publish to \(node)")
             }
         }
     }
@@ -84,31 +73,25 @@ extension PEP {
 
     /// XEP-0060 §7.2: removes one item; with `notify='true'` the
     /// interested hear of it (§7.2.2.1).
-    func retract(_ retract: Element, _ request: IQRequest) {
+    func retract(_ retract: Element, _ request: IQRequest) throws -> IQAnswer {
         let session = request.session
-        guard let node = Self.node(of: retract, request), let owner = session.jid?.bare, let username = owner.localpart
-        else { return }
+        let node = try Self.node(of: retract)
+        guard let owner = session.jid?.bare, let username = owner.localpart else { throw StanzaError(.notAuthorized) }
         let ids = retract.elements.filter { $0.name == "item" && $0.namespace == NS.pubsub }.compactMap { $0[attribute: "id"] }
         guard ids.count == 1, let id = ids.first, !id.isEmpty else {
-            return request.fail(Self.error(.badRequest, "item-required", text: "retract one item by its id"))
+            throw Self.error(.badRequest, "item-required", text: "retract one item by its id")
         }
         let notifies = ["1", "true"].contains(retract[attribute: "notify"] ?? "")
-        session.withStorage({ stores -> Audience? in
+        return .afterStorage({ stores in
             guard let configuration = try stores.pep.configuration(of: node, owner: username),
                 try stores.pep.retract(id, from: node, of: username)
-            else { return nil }
+            else { throw StanzaError(.itemNotFound, text: "no such node or item") }
             return Audience(configuration: configuration, contacts: notifies ? try Self.contacts(of: username, in: stores) : [])
-        }) { result in
-            switch result {
-            case .success(let audience?):
-                request.reply()
+        }) { audience in
+            .result {
                 guard notifies else { return }
                 let retracted = Element("retract", namespace: NS.pubsubEvent, attributes: ["id": id])
                 notify(Self.items(node, [retracted]), node: node, of: owner, audience, server: session.server)
-            case .success(nil):
-                request.fail(StanzaError(.itemNotFound, text: "no such node or item"))
-            case .failure(let error):
-                Self.fail(request, error, doing: "retract from \(node)")
             }
         }
     }
@@ -116,55 +99,45 @@ extension PEP {
     /// XEP-0060 §8.1.2: creates a node with the default configuration;
     /// creating and configuring at once (§8.1.3) and instant nodes
     /// (§8.1.2, no `node`) are not supported.
-    func create(_ create: Element, configure: Element?, _ request: IQRequest) {
+    func create(_ create: Element, configure: Element?, _ request: IQRequest) throws -> IQAnswer {
         guard create[attribute: "node"] != nil else {
-            return request.fail(Self.error(.notAcceptable, "nodeid-required", text: "instant nodes are not supported"))
+            throw Self.error(.notAcceptable, "nodeid-required", text: "instant nodes are not supported")
         }
-        guard configure?.child("x", namespace: NS.dataForms) == nil else {
-            return request.fail(Self.unsupported("create-and-configure"))
-        }
-        guard let node = Self.node(of: create, request), let username = request.session.jid?.localpart else { return }
+        guard configure?.child("x", namespace: NS.dataForms) == nil else { throw Self.unsupported("create-and-configure") }
+        let node = try Self.node(of: create)
+        guard let username = request.session.jid?.localpart else { throw StanzaError(.notAuthorized) }
         let limit = request.session.server.config.limits.pepMaxNodes
-        request.session.withStorage({ stores -> Bool in
+        return .afterStorage({ stores in
             try stores.inTransaction {
-                guard try stores.pep.configuration(of: node, owner: username) == nil else { return false }
+                guard try stores.pep.configuration(of: node, owner: username) == nil else {
+                    throw StanzaError(.conflict, text: "the node exists")
+                }
                 try Self.checkRoomForANode(of: username, in: stores, limit: limit)
                 try stores.pep.setNode(node, of: username, configuration: PEPNodeConfiguration())
-                return true
             }
-        }) { result in
-            switch result {
-            case .success(true): request.reply()
-            case .success(false): request.fail(StanzaError(.conflict, text: "the node exists"))
-            case .failure(let error): Self.fail(request, error, doing: "create \(node)")
-            }
-        }
+        }) { .result() }
     }
 
     /// XEP-0060 §8.4: deletes a node and its items; the interested hear
     /// of it (§8.4.2).
-    func delete(_ delete: Element, _ request: IQRequest) {
+    func delete(_ delete: Element, _ request: IQRequest) throws -> IQAnswer {
         let session = request.session
-        guard let node = Self.node(of: delete, request), let owner = session.jid?.bare, let username = owner.localpart
-        else { return }
-        session.withStorage({ stores -> Audience? in
+        let node = try Self.node(of: delete)
+        guard let owner = session.jid?.bare, let username = owner.localpart else { throw StanzaError(.notAuthorized) }
+        return .afterStorage({ stores in
             try stores.inTransaction {
-                guard let configuration = try stores.pep.configuration(of: node, owner: username) else { return nil }
+                guard let configuration = try stores.pep.configuration(of: node, owner: username) else {
+                    throw StanzaError(.itemNotFound, text: "no such node")
+                }
                 _ = try stores.pep.deleteNode(node, of: username)
                 return Audience(configuration: configuration, contacts: try Self.contacts(of: username, in: stores))
             }
-        }) { result in
-            switch result {
-            case .success(let audience?):
-                request.reply()
+        }) { audience in
+            .result {
                 let event = Element(
                     "event", namespace: NS.pubsubEvent,
                     children: [.element(Element("delete", namespace: NS.pubsubEvent, attributes: ["node": node]))])
                 notify(event, node: node, of: owner, audience, server: session.server)
-            case .success(nil):
-                request.fail(StanzaError(.itemNotFound, text: "no such node"))
-            case .failure(let error):
-                Self.fail(request, error, doing: "delete \(node)")
             }
         }
     }

@@ -59,8 +59,8 @@ public struct PEP: ServerFeature {
         hooks.advertiseIdentityOnAccount(DiscoIdentity(category: "pubsub", type: "pep"))
         for feature in Self.features { hooks.advertiseOnAccount(NS.pubsub + "#" + feature) }
         for type in [IQ.IQType.get, .set] {
-            hooks.onIQ(type, NS.pubsub, "pubsub", to: [.account, .user]) { request in self.handle(request) }
-            hooks.onIQ(type, NS.pubsubOwner, "pubsub", to: [.account, .user]) { request in self.handle(request) }
+            hooks.onIQ(type, NS.pubsub, "pubsub", to: [.account, .user]) { request in try self.handle(request) }
+            hooks.onIQ(type, NS.pubsubOwner, "pubsub", to: [.account, .user]) { request in try self.handle(request) }
         }
         hooks.onBroadcastPresence { presence, session in self.presenceChanged(presence, of: session) }
         hooks.onSessionEnded { session in
@@ -69,50 +69,46 @@ public struct PEP: ServerFeature {
         hooks.onIQResponse { iq, session in self.capsAnswered(iq, from: session) }
     }
 
-    /// Sends a request to its handler, or answers it with the error.
-    private func handle(_ request: IQRequest) {
+    /// Sends a request to its handler.
+    private func handle(_ request: IQRequest) throws -> IQAnswer {
         let pubsub = request.iq.payload!
         // <publish-options/> goes with <publish/>, <configure/> with <create/>.
         let operations = pubsub.elements.filter {
             !($0.namespace == NS.pubsub && ($0.name == "publish-options" || $0.name == "configure"))
         }
         guard operations.count == 1, let operation = operations.first, operation.namespace == pubsub.namespace else {
-            return request.fail(StanzaError(.badRequest, text: "a pubsub request holds one operation"))
+            throw StanzaError(.badRequest, text: "a pubsub request holds one operation")
         }
         // Subscribers' requests (subscribe, options) are not the owner's.
         let ownersOnly =
             pubsub.namespace == NS.pubsubOwner
             || (request.iq.type == .set && Self.unsupported[NS.pubsub]?[operation.name] == nil)
         if ownersOnly, request.target.localpart != request.session.jid?.localpart {
-            return request.fail(StanzaError(.forbidden, text: "only the account's owner may do this"))
+            throw StanzaError(.forbidden, text: "only the account's owner may do this")
         }
         switch (request.iq.type, pubsub.namespace, operation.name) {
         case (.set, NS.pubsub, "publish"):
-            publish(operation, options: pubsub.child("publish-options", namespace: NS.pubsub), request)
+            return try publish(operation, options: pubsub.child("publish-options", namespace: NS.pubsub), request)
         case (.set, NS.pubsub, "retract"):
-            retract(operation, request)
+            return try retract(operation, request)
         case (.set, NS.pubsub, "create"):
-            create(operation, configure: pubsub.child("configure", namespace: NS.pubsub), request)
+            return try create(operation, configure: pubsub.child("configure", namespace: NS.pubsub), request)
         case (.get, NS.pubsub, "items"):
-            items(operation, request)
+            return try items(operation, request)
         case (.set, NS.pubsubOwner, "delete"):
-            delete(operation, request)
+            return try delete(operation, request)
         default:
             if let feature = Self.unsupported[pubsub.namespace]?[operation.name] {
-                request.fail(Self.unsupported(feature))
-            } else {
-                request.fail(StanzaError(.badRequest, text: "not a pubsub \(request.iq.type?.rawValue ?? "") request"))
+                throw Self.unsupported(feature)
             }
+            throw StanzaError(.badRequest, text: "not a pubsub \(request.iq.type?.rawValue ?? "") request")
         }
     }
 
-    /// The node named by `operation`'s `node`, or nil after answering
-    /// `bad-request` + `<nodeid-required/>` (XEP-0060 §7.1.3.3).
-    static func node(of operation: Element, _ request: IQRequest) -> String? {
-        guard let node = operation[attribute: "node"], !node.isEmpty else {
-            request.fail(error(.badRequest, "nodeid-required"))
-            return nil
-        }
+    /// The node named by `operation`'s `node`; none is `bad-request` +
+    /// `<nodeid-required/>` (XEP-0060 §7.1.3.3).
+    static func node(of operation: Element) throws(StanzaError) -> String {
+        guard let node = operation[attribute: "node"], !node.isEmpty else { throw error(.badRequest, "nodeid-required") }
         return node
     }
 
@@ -129,14 +125,5 @@ public struct PEP: ServerFeature {
         StanzaError(
             defined, type: defined == .featureNotImplemented ? .cancel : nil,
             applicationCondition: Element("unsupported", namespace: NS.pubsubErrors, attributes: ["feature": feature]))
-    }
-
-    /// Reports a failed storage job: a `StanzaError` it threw goes to the
-    /// client as it is, anything else is logged and is
-    /// `internal-server-error`.
-    static func fail(_ request: IQRequest, _ error: any Error, doing what: String) {
-        if let error = error as? StanzaError { return request.fail(error) }
-        request.session.log.error("PEP \(what) failed: \(error)")
-        request.fail(StanzaError(.internalServerError))
     }
 }
