@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Foundation
+import TerminalSupport
 import XMPPCore
 
 /// `swiftlet`: an XMPP client for the command line. This target only reads

@@ -1,6 +1,6 @@
 import Foundation
 import XMPPCore
-import XMPPStorage
+import SQLiteKit
 
 /// The message archive: one row per message in `messages`, and one per
 /// conversation in `conversations`, which keeps the latest message and the

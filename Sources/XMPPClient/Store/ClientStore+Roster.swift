@@ -1,6 +1,6 @@
 import Foundation
 import XMPPCore
-import XMPPStorage
+import SQLiteKit
 
 /// The roster cache: the last roster the server sent and its version, so
 /// that a login can ask only for what changed since (RFC 6121 §2.6).

@@ -1,5 +1,5 @@
 import XMPPCore
-import XMPPStorage
+import SQLiteKit
 
 /// The client's local persistence: a message archive and a roster cache
 /// for any number of accounts, in one SQLite file per client data
