@@ -24,7 +24,7 @@ public final class StorageQueue<Context>: Sendable {
     /// Starts the storage thread and builds the context on it.
     ///
     /// - Parameters:
-    ///   - name: The thread's name, as debuggers and `top -H` show it.
+    ///   - name: The thread's name, for debuggers.
     ///   - open: Opens the database, migrates it and returns the context;
     ///     it runs on the new thread, so the connection never changes threads.
     ///   - close: Closes the context's database once the last job has run,
