@@ -36,7 +36,8 @@ extension Loop {
 /// back there (for example a session captured by a storage completion).
 ///
 /// `@unchecked Sendable` is sound because `value` is reachable only through
-/// `withValue`, which checks that the caller is on `loop`.
+/// `wrapped`, which checks that the caller is on `loop`, and `execute`,
+/// which goes to `loop` first.
 public struct LoopBound<Value>: @unchecked Sendable {
     private let value: Value
     /// The loop the value belongs to.
