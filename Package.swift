@@ -11,6 +11,7 @@ let package = Package(
     name: "Swiftlet",
     products: [
         .library(name: "XMPPCore", targets: ["XMPPCore"]),
+        .library(name: "SQLiteKit", targets: ["SQLiteKit"]),
         .library(name: "XMPPStorage", targets: ["XMPPStorage"]),
         .library(name: "XMPPNet", targets: ["XMPPNet"]),
         .library(name: "XMPPClient", targets: ["XMPPClient"]),
@@ -35,35 +36,46 @@ let package = Package(
             name: "XMPPCore",
             dependencies: ["CExpat", "COpenSSL"],
             path: "Sources/XMPPCore"),
+        // A generic SQLite kit: connection, statements, migrations, the WAL
+        // checkpointer, and the serial storage thread that owns a connection.
+        .target(name: "SQLiteKit", dependencies: ["CSQLite"], path: "Sources/SQLiteKit"),
+        // The server's stores (SQLite and in-memory) and its schema.
         .target(
             name: "XMPPStorage",
-            dependencies: ["CSQLite", "XMPPCore"],
+            dependencies: ["SQLiteKit", "XMPPCore"],
             path: "Sources/XMPPStorage"),
         .target(
-            name: "XMPPServer", dependencies: ["XMPPCore", "XMPPNet", "XMPPStorage"],
+            name: "XMPPServer", dependencies: ["XMPPCore", "XMPPNet", "SQLiteKit", "XMPPStorage"],
             path: "Sources/XMPPServer"),
         // The async client kit: connection, roster, presence, messages, a
         // local archive and reconnect.
         .target(
-            name: "XMPPClient", dependencies: ["XMPPCore", "XMPPNet", "XMPPStorage"],
+            name: "XMPPClient", dependencies: ["XMPPCore", "XMPPNet", "SQLiteKit"],
             path: "Sources/XMPPClient"),
-        // Deterministic doubles for server tests: a manual loop and an
-        // in-memory transport.
-        .target(name: "XMPPTestSupport", dependencies: ["XMPPServer"], path: "Sources/XMPPTestSupport"),
+        // Doubles for server tests: in-memory storage and transport, a test
+        // server on a `ManualLoop`, the scripted-conversation runner.
+        .target(
+            name: "XMPPTestSupport", dependencies: ["XMPPServer", "XMPPNet"], path: "Sources/XMPPTestSupport"),
+        // The loop abstraction (`Loop`, `LoopBound`), its epoll
+        // implementation with TCP and timers, and the deterministic
+        // `ManualLoop`.
         .target(name: "XMPPNet", dependencies: ["CSystem"], path: "Sources/XMPPNet"),
-        // What swiftlet and swiftletd share and tests can reach without a
-        // network: parsing, password input, the CLI's output formats.
+        // What both executables need from the terminal: password input and
+        // exit statuses.
+        .target(name: "TerminalSupport", path: "Sources/TerminalSupport"),
+        // The swiftlet CLI's toolkit, which tests can reach without a
+        // network: parsing, the CLI's output formats, error mapping.
         .target(
             name: "CommandLineSupport",
-            dependencies: ["XMPPCore", "XMPPClient"],
+            dependencies: ["XMPPCore", "XMPPClient", "TerminalSupport"],
             path: "Sources/CommandLineSupport"),
         .executableTarget(
             name: "swiftletd",
-            dependencies: ["XMPPServer", "XMPPStorage", "CommandLineSupport"],
+            dependencies: ["XMPPServer", "XMPPStorage", "SQLiteKit", "TerminalSupport"],
             path: "Sources/swiftletd"),
         .executableTarget(
             name: "swiftlet",
-            dependencies: ["CommandLineSupport", "XMPPClient"],
+            dependencies: ["CommandLineSupport", "TerminalSupport", "XMPPClient"],
             path: "Sources/swiftlet"),
         .executableTarget(
             name: "parser-benchmark",
@@ -74,20 +86,22 @@ let package = Package(
             name: "XMPPCoreTests",
             dependencies: ["XMPPCore", "CExpat"],
             path: "Tests/XMPPCoreTests"),
+        .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "CSQLite"], path: "Tests/SQLiteKitTests"),
         .testTarget(
             name: "XMPPStorageTests",
-            dependencies: ["XMPPStorage"],
+            dependencies: ["XMPPStorage", "SQLiteKit"],
             path: "Tests/XMPPStorageTests"),
         .testTarget(
-            name: "XMPPServerTests", dependencies: ["XMPPServer", "XMPPTestSupport"],
+            name: "XMPPServerTests", dependencies: ["XMPPServer", "XMPPNet", "XMPPTestSupport"],
             path: "Tests/XMPPServerTests"),
         .testTarget(
             name: "XMPPClientTests", dependencies: ["XMPPClient", "XMPPServer", "XMPPTestSupport"],
             path: "Tests/XMPPClientTests"),
         .testTarget(
             name: "CommandLineSupportTests",
-            dependencies: ["CommandLineSupport", "XMPPClient", "XMPPCore"],
+            dependencies: ["CommandLineSupport", "TerminalSupport", "XMPPClient", "XMPPCore"],
             path: "Tests/CommandLineSupportTests"),
+        .testTarget(name: "TerminalSupportTests", dependencies: ["TerminalSupport"], path: "Tests/TerminalSupportTests"),
         .testTarget(name: "XMPPNetTests", dependencies: ["XMPPNet"], path: "Tests/XMPPNetTests"),
         .testTarget(
             name: "CSystemTests",

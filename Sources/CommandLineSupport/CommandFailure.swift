@@ -1,3 +1,4 @@
+import TerminalSupport
 import XMPPClient
 import XMPPCore
 

@@ -1,3 +1,4 @@
+import TerminalSupport
 import XMPPCore
 
 /// The texts of `swiftlet --help` and `swiftlet help COMMAND`, made from

@@ -11,7 +11,7 @@ extension XMPPClient {
     /// Unwraps a carbon copy: a message one of our other resources sent or
     /// received. Only our own account may send them (XEP-0280 §11): from
     /// anyone else the copy is ignored. Returns whether `message` was one.
-    func handleCarbon(_ message: Message) -> Bool {
+    func handleCarbon(_ message: Message) async -> Bool {
         let wrapper =
             message.element.child("received", namespace: NS.carbons)
             ?? message.element.child("sent", namespace: NS.carbons)
@@ -20,7 +20,7 @@ extension XMPPClient {
             let inner = wrapper.child("forwarded", namespace: NS.forward)?.child("message", namespace: NS.client),
             let copy = Message(inner)
         else { return true }
-        handleChat(copy, sentByUs: wrapper.name == "sent")
+        await handleChat(copy, sentByUs: wrapper.name == "sent")
         return true
     }
 }

@@ -10,7 +10,7 @@ extension XMPPClient {
     public func syncHistory(pageSize: Int = 100, maxPages: Int = 20) async throws(XMPPClientError) -> Int {
         let latest: String?
         do {
-            latest = try store.latestServerID(account: account)
+            latest = try await store.latestServerID(account: account)
         } catch {
             throw .storage("\(error)")
         }
@@ -18,7 +18,9 @@ extension XMPPClient {
         var added = 0
         for _ in 0..<maxPages {
             let (messages, reply, complete) = try await queryArchive(with: nil, page: page)
-            added += messages.filter { archive($0) }.count
+            for message in messages {
+                if await archive(message) { added += 1 }
+            }
             guard latest != nil, !complete, let last = reply.last else { break }
             page = ResultSetRequest(max: pageSize, after: last)
         }
@@ -34,7 +36,7 @@ extension XMPPClient {
     {
         let (messages, _, _) = try await queryArchive(
             with: contact.bare, page: ResultSetRequest(max: limit, before: before ?? ""))
-        for message in messages { archive(message) }
+        for message in messages { await archive(message) }
         return messages
     }
 

@@ -7,13 +7,13 @@ extension XMPPClient {
     /// - Throws: `.notConnected`, or `.invalidRequest` for text XML cannot
     ///   carry (control characters).
     @discardableResult
-    public func send(_ body: String, to jid: JID) throws(XMPPClientError) -> String {
+    public func send(_ body: String, to jid: JID) async throws(XMPPClientError) -> String {
         guard connection != nil else { throw .notConnected }
         let id = makeID()
         guard transmit(Message(type: .chat, to: jid, id: id, body: body).element) else {
             throw .invalidRequest("the text contains characters XML cannot carry")
         }
-        archive(
+        await archive(
             ArchivedMessage(
                 account: account, contact: jid.bare, body: body, timestamp: Date(), isOutgoing: true, id: id,
                 isRead: true))
@@ -22,11 +22,11 @@ extension XMPPClient {
 
     /// The conversation with `contact` from the local archive: the newest
     /// `limit` messages before `before` (or the newest overall), oldest first.
-    public func conversation(with contact: JID, before: Date? = nil, limit: Int = 50) throws(XMPPClientError)
+    public func conversation(with contact: JID, before: Date? = nil, limit: Int = 50) async throws(XMPPClientError)
         -> [ArchivedMessage]
     {
         do {
-            return try store.conversation(account: account, contact: contact.bare, before: before, limit: limit)
+            return try await store.conversation(account: account, contact: contact.bare, before: before, limit: limit)
         } catch {
             throw .storage("\(error)")
         }
@@ -34,24 +34,24 @@ extension XMPPClient {
 
     /// One entry per contact with the last message and the unread count,
     /// the most recent conversation first.
-    public func recentConversations(limit: Int = 20) throws(XMPPClientError) -> [ConversationSummary] {
+    public func recentConversations(limit: Int = 20) async throws(XMPPClientError) -> [ConversationSummary] {
         do {
-            return try store.recentConversations(account: account, limit: limit)
+            return try await store.recentConversations(account: account, limit: limit)
         } catch {
             throw .storage("\(error)")
         }
     }
 
     /// Marks the conversation with `contact` as read.
-    public func markRead(_ contact: JID) throws(XMPPClientError) {
+    public func markRead(_ contact: JID) async throws(XMPPClientError) {
         do {
-            try store.markRead(account: account, contact: contact.bare)
+            try await store.markRead(account: account, contact: contact.bare)
         } catch {
             throw .storage("\(error)")
         }
     }
 
-    func handle(_ message: Message) {
+    func handle(_ message: Message) async {
         guard let from = message.from else { return }
         if message.isError {
             let error = message.error
@@ -61,13 +61,13 @@ extension XMPPClient {
                     error: .stanzaError(error?.condition ?? .undefinedCondition, text: error?.text)))
             return
         }
-        if handleCarbon(message) || handleArchiveResult(message) || handleAvatarMetadata(message) { return }
-        handleChat(message, sentByUs: false)
+        if await handleCarbon(message) || handleArchiveResult(message) || handleAvatarMetadata(message) { return }
+        await handleChat(message, sentByUs: false)
     }
 
     /// Archives and publishes a message with a body: one we received, or
     /// (`sentByUs`) one another of our resources sent.
-    func handleChat(_ message: Message, sentByUs: Bool) {
+    func handleChat(_ message: Message, sentByUs: Bool) async {
         guard let from = message.from, let body = message.body else { return }
         let stamp = trustedDelayStamp(of: message, sentByUs: sentByUs)
         let received = ReceivedMessage(
@@ -80,7 +80,7 @@ extension XMPPClient {
             let serverID = message.element.elements.first {
                 $0.name == "stanza-id" && $0.namespace == NS.stanzaID && $0[attribute: "by"] == account.description
             }?[attribute: "id"]
-            let isNew = archive(
+            let isNew = await archive(
                 ArchivedMessage(
                     account: account, contact: contact, body: body, timestamp: received.timestamp,
                     isOutgoing: sentByUs, id: received.id, serverID: serverID))
@@ -111,8 +111,8 @@ extension XMPPClient {
     /// Archives `message`; false when it was already there (a duplicate).
     /// A store failure does not stop the message from being shown.
     @discardableResult
-    func archive(_ message: ArchivedMessage) -> Bool {
-        (try? store.record(message)) ?? true
+    func archive(_ message: ArchivedMessage) async -> Bool {
+        (try? await store.record(message)) ?? true
     }
 
     /// Parses an XEP-0082 date-time such as `2026-11-29T21:45:33.123Z`.

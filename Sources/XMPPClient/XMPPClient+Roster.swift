@@ -58,7 +58,7 @@ extension XMPPClient {
     /// Fetches the roster after login, asking only for changes when the
     /// server supports versioning (RFC 6121 §2.6) and a version is cached.
     func syncRoster() async throws(XMPPClientError) {
-        let cached = try? store.cachedRoster(account: account)
+        let cached = try? await store.cachedRoster(account: account)
         var query = Element("query", namespace: NS.roster)
         if connection?.features.child("ver", namespace: NS.rosterVersioning) != nil {
             query[attribute: "ver"] = cached?.version ?? ""
@@ -73,13 +73,13 @@ extension XMPPClient {
         }
         let items = result.elements.filter { $0.name == "item" }.compactMap(RosterContact.init(item:))
         contacts = Dictionary(items.map { ($0.jid, $0) }, uniquingKeysWith: { $1 })
-        try? store.replaceRoster(account: account, version: result[attribute: "ver"], contacts: roster)
+        try? await store.replaceRoster(account: account, version: result[attribute: "ver"], contacts: roster)
         broadcaster.publish(.roster(.loaded(roster)))
     }
 
     /// Applies a roster push, which only our own account may send
     /// (RFC 6121 §2.1.6), and acknowledges it.
-    func handleRosterPush(_ iq: IQ) {
+    func handleRosterPush(_ iq: IQ) async {
         if let from = iq.from, from != account, from != boundJID {
             if let reply = iq.errorReply(StanzaError(.serviceUnavailable)) { send(reply) }
             return
@@ -100,6 +100,6 @@ extension XMPPClient {
             contacts[contact.jid] = contact
             broadcaster.publish(.roster(.updated(contact)))
         }
-        try? store.applyRosterPush(account: account, version: query?[attribute: "ver"], change: change)
+        try? await store.applyRosterPush(account: account, version: query?[attribute: "ver"], change: change)
     }
 }

@@ -39,7 +39,7 @@ extension XMPPClient {
                 "x", namespace: NS.oob,
                 children: [.element(Element("url", namespace: NS.oob, children: [.text(slot.get)]))]))
         guard transmit(message.element) else { throw .notConnected }
-        archive(
+        await archive(
             ArchivedMessage(
                 account: account, contact: jid.bare, body: slot.get, timestamp: Date(), isOutgoing: true, id: id,
                 isRead: true))

@@ -74,7 +74,10 @@ public actor XMPPClient {
         self.secret = configuration.secret
         do {
             store = try configuration.storePath.map { try ClientStore(path: $0) } ?? ClientStore.inMemory()
-            let cached = try store.cachedRoster(account: configuration.jid)
+            // Waits for the store's thread, as opening it did: the cached
+            // roster is there before the first call.
+            let account = configuration.jid
+            let cached = try store.queue.perform { try $0.cachedRoster(account: account) }
             contacts = Dictionary(cached.contacts.map { ($0.jid, $0) }, uniquingKeysWith: { $1 })
         } catch {
             throw .storage("\(error)")
@@ -243,7 +246,7 @@ public actor XMPPClient {
         do {
             while true {
                 switch try await reader.next() {
-                case .element(let element): handle(element)
+                case .element(let element): await handle(element)
                 case .streamClose:
                     let answer =
                         closingGeneration == generation
@@ -260,25 +263,25 @@ public actor XMPPClient {
         connectionEnded(generation: generation, error: failure)
     }
 
-    private func handle(_ element: Element) {
+    private func handle(_ element: Element) async {
         if element.namespace == NS.sm { return handleStreamManagement(element) }
         if Stanza(element) != nil { streamManagement?.handledInbound &+= 1 }
         if let iq = IQ(element) {
-            handle(iq)
+            await handle(iq)
         } else if let message = Message(element) {
-            handle(message)
+            await handle(message)
         } else if let presence = Presence(element) {
             handle(presence)
         }
     }
 
-    private func handle(_ iq: IQ) {
+    private func handle(_ iq: IQ) async {
         switch iq.type {
         case .result, .error:
             guard let id = iq.id, let waiter = pending.removeValue(forKey: id) else { return }
             waiter.resume(returning: iq)
         case .get, .set:
-            handleRequest(iq)
+            await handleRequest(iq)
         case nil:
             break
         }
@@ -286,10 +289,10 @@ public actor XMPPClient {
 
     /// Answers the server's requests: roster pushes, pings, disco#info; anything else
     /// is not served by this client (RFC 6120 §8.4).
-    private func handleRequest(_ iq: IQ) {
+    private func handleRequest(_ iq: IQ) async {
         let payload = iq.payload
         if iq.type == .set, payload?.name == "query", payload?.namespace == NS.roster {
-            return handleRosterPush(iq)
+            return await handleRosterPush(iq)
         }
         if iq.type == .get, payload?.name == "ping", payload?.namespace == NS.ping {
             return send(iq.result())

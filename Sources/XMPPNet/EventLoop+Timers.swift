@@ -16,7 +16,7 @@ extension EventLoop {
     public var now: Instant { ContinuousClock.now }
 
     /// A one-shot callback scheduled on a loop. Confined to that loop.
-    public final class Timer {
+    public final class Timer: ScheduledWork {
         /// When the timer fires (or would have fired).
         public let deadline: Instant
         /// Breaks ties between equal deadlines: earlier scheduled fires first.
@@ -52,6 +52,12 @@ extension EventLoop {
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> Timer {
         schedule(at: now + delay, work)
+    }
+
+    /// Runs `work` on this loop once `delay` has passed; `Loop`'s name for
+    /// `schedule(after:_:)`. Call on the loop's thread.
+    public func scheduleTimer(after delay: Duration, _ work: @escaping () -> Void) -> any ScheduledWork {
+        schedule(after: delay, work)
     }
 
     /// Runs `work` on this loop at `deadline` (at once, in the next

@@ -14,7 +14,8 @@ protocol Selectable: AnyObject {
 }
 
 /// One thread that waits for socket readiness, timers and posted work, and
-/// runs the handlers of everything registered with it.
+/// runs the handlers of everything registered with it: the epoll
+/// implementation of `Loop`.
 ///
 /// Everything a loop owns (listeners, connections, timers, sessions built on
 /// them) is touched only on the loop's thread, so the hot path takes no lock.
@@ -40,7 +41,7 @@ protocol Selectable: AnyObject {
 /// - Every other stored property (`registrations`, `running`, the timer
 ///   heap) is used only by `run()` on the loop's thread or by methods that
 ///   begin with `assertInLoop()`, a precondition checked in release builds.
-public final class EventLoop: @unchecked Sendable {
+public final class EventLoop: Loop, @unchecked Sendable {
     // Shared with other threads, under `lock`.
     private let lock = Lock()
     private var queue: [@Sendable () -> Void] = []
@@ -148,7 +149,7 @@ public final class EventLoop: @unchecked Sendable {
     /// finished. For a loop driven by `run()`, only requests the stop.
     /// Must not be called on the loop itself.
     public func stopAndWait() {
-        precondition(!inEventLoop, "a loop cannot wait for itself to stop")
+        precondition(!inLoop, "a loop cannot wait for itself to stop")
         stop()
         let thread = lock.withLock {
             defer { self.thread = nil }
@@ -158,16 +159,8 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// True when called on the thread running this loop.
-    public var inEventLoop: Bool {
+    public var inLoop: Bool {
         EventLoop.currentThreadLoop == Unmanaged.passUnretained(self).toOpaque()
-    }
-
-    /// Stops the process unless called on the loop's thread: a loop-confined
-    /// object used from elsewhere is a bug in our code, not a recoverable
-    /// condition. Checked in release builds too.
-    @inline(__always)
-    public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
-        precondition(inEventLoop, "not on the EventLoop's thread", file: file, line: line)
     }
 
     /// Takes the posted work and runs it; returns whether a stop was requested.
@@ -216,7 +209,7 @@ public final class EventLoop: @unchecked Sendable {
 // MARK: - Current loop
 
 /// A thread-specific slot naming the loop the current thread runs, so
-/// `EventLoop.inEventLoop` is a lock-free read of the caller's own thread.
+/// `EventLoop.inLoop` is a lock-free read of the caller's own thread.
 private let currentLoopKey: pthread_key_t = {
     var key = pthread_key_t()
     precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")

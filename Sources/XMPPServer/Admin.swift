@@ -1,3 +1,4 @@
+import SQLiteKit
 import XMPPCore
 import XMPPStorage
 
@@ -9,7 +10,7 @@ import XMPPStorage
 /// after a password change the server ends the account's sessions.
 public struct Admin {
     private let config: ServerConfig
-    private let storage: StorageQueue
+    private let storage: StorageQueue<Stores>
 
     /// Opens the database of `config`'s data directory. A command writes
     /// a row or two, so its commits checkpoint the WAL themselves, without

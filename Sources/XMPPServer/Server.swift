@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import Synchronization
 import XMPPCore
 import XMPPNet
@@ -16,7 +17,7 @@ public final class Server: @unchecked Sendable {
     public let config: ServerConfig
     public let log: Logger
     public let loop: EventLoop
-    let storage: StorageQueue
+    let storage: StorageQueue<Stores>
     let context: ServerContext
     private var listeners: [TCPListener] = []
     /// The HTTP server for uploads, once started (nil with `upload = no`).
@@ -291,13 +292,3 @@ final class ConnectionAdapter: TCPConnectionHandler, SessionTransport, TCPForwar
 
     var queuedByteCount: Int { connection?.bufferedByteCount ?? 0 }
 }
-
-extension EventLoop: ServerLoop {
-    public var inLoop: Bool { inEventLoop }
-
-    public func scheduleTimer(after delay: Duration, _ work: @escaping () -> Void) -> any ScheduledWork {
-        schedule(after: delay, work)
-    }
-}
-
-extension EventLoop.Timer: ScheduledWork {}

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 
 /// Opens the server's storage: the database file, its schema and the
 /// storage thread.
@@ -18,7 +19,7 @@ public enum Storage {
     /// - Throws: A file system error, `DatabaseError` or `MigrationError`.
     public static func open(
         directory: String, configuration: Database.Configuration = Database.Configuration()
-    ) throws -> StorageQueue {
+    ) throws -> StorageQueue<Stores> {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])
@@ -34,7 +35,7 @@ public enum Storage {
     /// tests that want the real SQL without a file.
     ///
     /// - Throws: `DatabaseError`.
-    public static func openInMemory() throws -> StorageQueue {
+    public static func openInMemory() throws -> StorageQueue<Stores> {
         try StorageQueue {
             let database = try Database.inMemory()
             try migrator.migrate(database)

@@ -1,3 +1,4 @@
+import SQLiteKit
 import XMPPCore
 
 /// The store objects of one storage thread.
@@ -82,6 +83,16 @@ public final class Stores {
     public func inTransaction<Result>(durable: Bool = true, _ body: () throws -> Result) throws -> Result {
         guard let database else { return try body() }
         return try durable ? database.transaction(body) : database.transaction(synchronous: .normal, body)
+    }
+}
+
+extension StorageQueue<Stores> {
+    /// Starts the server's storage thread, `swiftlet.storage`, on the stores
+    /// `makeStores` builds there; `shutdown()` closes their database.
+    ///
+    /// - Throws: What `makeStores` throws.
+    public convenience init(makeStores: @escaping @Sendable () throws -> Stores) throws {
+        try self.init(name: "swiftlet.storage", open: makeStores, close: { $0.database?.close() })
     }
 }
 

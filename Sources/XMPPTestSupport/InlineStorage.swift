@@ -1,3 +1,4 @@
+import XMPPNet
 import XMPPServer
 import XMPPStorage
 

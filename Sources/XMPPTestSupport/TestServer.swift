@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPNet
 import XMPPServer
 
 /// A whole server on a manual loop with in-memory storage: sessions over

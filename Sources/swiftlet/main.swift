@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Foundation
+import TerminalSupport
 import XMPPCore
 
 /// `swiftlet`: an XMPP client for the command line. This target only reads
@@ -44,7 +45,7 @@ func run(_ invocation: Invocation) async throws {
     case .rosterAccept: try await RosterCommands.accept(context)
     case .rosterReject: try await RosterCommands.reject(context)
     case .history: try await ArchiveCommands.history(context)
-    case .recent: try ArchiveCommands.recent(context)
+    case .recent: try await ArchiveCommands.recent(context)
     case .profile: try await ProfileCommands.show(context)
     case .setProfile: try await ProfileCommands.set(context)
     case .block: try await ProfileCommands.block(context)

@@ -1,12 +1,14 @@
-import CommandLineSupport
 import Foundation
+import SQLiteKit
+import TerminalSupport
 import XMPPCore
 import XMPPServer
 import XMPPStorage
 
 /// `swiftletd`: parse the command line, load the config, call XMPPServer.
-/// Exit statuses follow BSD's sysexits: 64 usage, 65 bad config or data,
-/// 69 unavailable, 74 I/O (cannot start).
+/// Exit statuses are `ExitStatus`'s (BSD's sysexits): `.usage` for the
+/// command line, `.badData` for the config or an admin command's data,
+/// `.localFile` (I/O) when the server or the database cannot start.
 
 let usage = """
     swiftletd: a small single-domain XMPP server.
@@ -31,9 +33,9 @@ let usage = """
     \(ServerOptions.help)
     """
 
-func fail(_ message: String, status: Int32) -> Never {
+func fail(_ message: String, status: ExitStatus) -> Never {
     FileHandle.standardError.write(Data("swiftletd: \(message)\n".utf8))
-    exit(status)
+    exit(status.rawValue)
 }
 
 // Whatever this process creates (the database, keys, uploads, a demo's
@@ -45,25 +47,25 @@ _ = umask(0o077)
 let rawArguments = Array(CommandLine.arguments.dropFirst())
 if rawArguments.contains("--help") || rawArguments.contains("-h") || rawArguments.first == "help" {
     print(usage)
-    exit(0)
+    exit(ExitStatus.success.rawValue)
 }
 if rawArguments.contains("--version") || rawArguments.contains("-V") || rawArguments.first == "version" {
     print("swiftletd \(Swiftlet.version)")
     print("libraries: \(XMLStreamParser.libraryDescription); \(Database.libraryDescription); \(TLSContext.libraryDescription)")
-    exit(0)
+    exit(ExitStatus.success.rawValue)
 }
 
 let options: ServerOptions
 do {
     options = try ServerOptions.parse(rawArguments)
 } catch {
-    fail("\(error.message)\n\n\(usage)", status: 64)
+    fail("\(error.message)\n\n\(usage)", status: .usage)
 }
 let config: ServerConfig
 do {
     config = try ServerConfig.load(from: options.configPath, overrides: options.overrides)
 } catch {
-    fail("\(error)", status: 65)
+    fail("\(error)", status: .badData)
 }
 
 let command = options.arguments.first ?? "run"
@@ -71,22 +73,22 @@ let operands = Array(options.arguments.dropFirst())
 
 /// The single USER operand of an account command.
 func user() -> String {
-    guard operands.count == 1 else { fail("\(command) takes exactly one USER\n\n\(usage)", status: 64) }
+    guard operands.count == 1 else { fail("\(command) takes exactly one USER\n\n\(usage)", status: .usage) }
     return operands[0]
 }
 
-/// Runs an admin command, turning its errors into a message and status 65.
+/// Runs an admin command, turning its errors into a message and `.badData`.
 func admin(_ body: (Admin) throws -> Void) {
     do {
         let admin = try Admin(config: config)
         defer { admin.close() }
         try body(admin)
     } catch let error as AdminError {
-        fail(error.description, status: 65)
+        fail(error.description, status: .badData)
     } catch let error as PasswordInputError {
-        fail(error.description, status: 65)
+        fail(error.description, status: .badData)
     } catch {
-        fail("cannot open the database in \(config.dataDirectory): \(error)", status: 74)
+        fail("cannot open the database in \(config.dataDirectory): \(error)", status: .localFile)
     }
 }
 
@@ -98,7 +100,7 @@ func runDemo() {
     if isTemporary {
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("swiftletd-demo-XXXXXX").path
         var bytes = Array(template.utf8CString)
-        guard mkdtemp(&bytes) != nil else { fail("cannot create a temporary directory", status: 74) }
+        guard mkdtemp(&bytes) != nil else { fail("cannot create a temporary directory", status: .localFile) }
         demoConfig.dataDirectory = String(cString: bytes)
     }
     if !options.overrides.contains(where: { $0.option == "--listen" }) {
@@ -119,16 +121,16 @@ func runDemo() {
         server.waitUntilStopped()
     } catch let refusal as Demo.Refusal {
         if isTemporary { try? FileManager.default.removeItem(atPath: demoConfig.dataDirectory) }
-        fail("will not start the demo: \(refusal)", status: 64)
+        fail("will not start the demo: \(refusal)", status: .usage)
     } catch {
         if isTemporary { try? FileManager.default.removeItem(atPath: demoConfig.dataDirectory) }
-        fail("cannot start the demo: \(error)", status: 74)
+        fail("cannot start the demo: \(error)", status: .localFile)
     }
 }
 
 switch command {
 case "run":
-    guard operands.isEmpty else { fail("run takes no operands\n\n\(usage)", status: 64) }
+    guard operands.isEmpty else { fail("run takes no operands\n\n\(usage)", status: .usage) }
     let log = Logger(level: config.logLevel)
     do {
         let server = try Server(config: config, log: log)
@@ -136,10 +138,10 @@ case "run":
         server.installSignalHandlers()
         server.waitUntilStopped()
     } catch {
-        fail("cannot start: \(error)", status: 74)
+        fail("cannot start: \(error)", status: .localFile)
     }
 case "demo":
-    guard operands.isEmpty else { fail("demo takes no operands\n\n\(usage)", status: 64) }
+    guard operands.isEmpty else { fail("demo takes no operands\n\n\(usage)", status: .usage) }
     runDemo()
 case "check-config":
     print(checkConfigReport(config), terminator: "")
@@ -160,5 +162,5 @@ case "users":
         for name in try admin.usernames() { print(name) }
     }
 default:
-    fail("unknown command '\(command)'\n\n\(usage)", status: 64)
+    fail("unknown command '\(command)'\n\n\(usage)", status: .usage)
 }

@@ -23,13 +23,13 @@ func runWithWatchdog(_ loop: EventLoop, timeout: Duration = .seconds(10)) -> Boo
 @Suite struct EventLoopTests {
     @Test func executeFromAnotherThreadWakesAnIdleLoop() throws {
         try withRunningLoop { loop in
-            #expect(!loop.inEventLoop)
+            #expect(!loop.inLoop)
             // Let the loop reach epoll_wait with no timers: only the eventfd can wake it.
             _ = try onLoop(loop) {}
             let ran = DispatchSemaphore(value: 0)
             let wasInLoop = Locked(false)
             loop.execute {
-                wasInLoop.mutate { $0 = loop.inEventLoop }
+                wasInLoop.mutate { $0 = loop.inLoop }
                 ran.signal()
             }
             #expect(ran.wait(timeout: .now() + 5) == .success)
@@ -56,12 +56,12 @@ func runWithWatchdog(_ loop: EventLoop, timeout: Duration = .seconds(10)) -> Boo
         let loop = try EventLoop()
         let ran = Locked(false)
         loop.execute {
-            ran.mutate { $0 = loop.inEventLoop }
+            ran.mutate { $0 = loop.inLoop }
             loop.stop()
         }
         #expect(runWithWatchdog(loop))
         #expect(ran.value)
-        #expect(!loop.inEventLoop, "the thread is released when run() returns")
+        #expect(!loop.inLoop, "the thread is released when run() returns")
     }
 
     @Test func workPostedAfterStopIsDropped() throws {

@@ -43,9 +43,9 @@ func ipv6LoopbackAvailable() -> Bool {
         try withRunningLoop { loop in
             let pair = try ConnectedPair.make(on: loop, ip: ip, echo: true)
             let addresses = try onLoop(loop) { () -> [SocketAddress?] in
-                pair.client.value.write(Array("<stream:stream>".utf8))
-                return [pair.client.value.remoteAddress, pair.server.value.localAddress,
-                        pair.client.value.localAddress, pair.server.value.remoteAddress]
+                pair.client.wrapped.write(Array("<stream:stream>".utf8))
+                return [pair.client.wrapped.remoteAddress, pair.server.wrapped.localAddress,
+                        pair.client.wrapped.localAddress, pair.server.wrapped.remoteAddress]
             }
             #expect(addresses[0] == addresses[1])
             #expect(addresses[2] == addresses[3])
@@ -63,8 +63,8 @@ func ipv6LoopbackAvailable() -> Bool {
             let pair = try ConnectedPair.make(on: loop)
             let chunk = pattern(8 << 20)
             let (chunks, backpressured, readable) = try onLoop(loop) { () -> (Int, Bool, Bool) in
-                pair.client.value.pauseReading()
-                let server = pair.server.value
+                pair.client.wrapped.pauseReading()
+                let server = pair.server.wrapped
                 var chunks = 0
                 // Loopback buffers can absorb several MiB; write until they cannot.
                 while !server.isBackpressured && chunks < 8 {
@@ -76,12 +76,12 @@ func ipv6LoopbackAvailable() -> Bool {
             #expect(backpressured, "still not backpressured after \(chunks) chunks")
             #expect(!readable, "a backpressured connection stops reading")
 
-            try onLoop(loop) { pair.client.value.write(Array("ping".utf8)) }
-            let waiting = waitUntil { (try? onLoop(loop) { unreadBytes(pair.server.value) }) == 4 }
+            try onLoop(loop) { pair.client.wrapped.write(Array("ping".utf8)) }
+            let waiting = waitUntil { (try? onLoop(loop) { unreadBytes(pair.server.wrapped) }) == 4 }
             #expect(waiting, "the peer's bytes wait in the kernel while the loop keeps running")
             #expect(pair.serverRecording.bytes.value.isEmpty)
 
-            try onLoop(loop) { pair.client.value.resumeReading() }
+            try onLoop(loop) { pair.client.wrapped.resumeReading() }
             let total = chunks * chunk.count
             #expect(waitUntil(timeout: .seconds(30)) { pair.clientRecording.byteCount >= total })
             #expect(pair.clientRecording.received(chunk, times: chunks))
@@ -90,7 +90,7 @@ func ipv6LoopbackAvailable() -> Bool {
             let lowWaterMark = TCPConnection.Options().lowWaterMark
             #expect(try #require(pair.serverRecording.bufferedAtFirstRead.value) <= lowWaterMark)
             #expect(pair.serverRecording.drains.value >= 1)
-            #expect(try onLoop(loop) { pair.server.value.isBackpressured } == false)
+            #expect(try onLoop(loop) { pair.server.wrapped.isBackpressured } == false)
         }
     }
 
@@ -98,12 +98,12 @@ func ipv6LoopbackAvailable() -> Bool {
         try withRunningLoop { loop in
             let pair = try ConnectedPair.make(on: loop)
             try onLoop(loop) {
-                pair.server.value.pauseReading()
-                pair.client.value.write(Array("abc".utf8))
+                pair.server.wrapped.pauseReading()
+                pair.client.wrapped.write(Array("abc".utf8))
             }
-            #expect(waitUntil { (try? onLoop(loop) { unreadBytes(pair.server.value) }) == 3 })
+            #expect(waitUntil { (try? onLoop(loop) { unreadBytes(pair.server.wrapped) }) == 3 })
             #expect(pair.serverRecording.bytes.value.isEmpty)
-            try onLoop(loop) { pair.server.value.resumeReading() }
+            try onLoop(loop) { pair.server.wrapped.resumeReading() }
             #expect(waitUntil { pair.serverRecording.text == "abc" })
         }
     }
@@ -111,12 +111,12 @@ func ipv6LoopbackAvailable() -> Bool {
     @Test func peerCloseIsReportedOnce() throws {
         try withRunningLoop { loop in
             let pair = try ConnectedPair.make(on: loop)
-            try onLoop(loop) { pair.client.value.close() }
+            try onLoop(loop) { pair.client.wrapped.close() }
             #expect(waitUntil { !pair.serverRecording.closes.value.isEmpty })
             #expect(!waitUntil(timeout: .milliseconds(100)) { pair.serverRecording.closes.value.count > 1 })
             #expect(pair.serverRecording.closes.value == [nil])
             #expect(pair.clientRecording.closes.value == [nil])
-            #expect(try onLoop(loop) { pair.server.value.isOpen } == false)
+            #expect(try onLoop(loop) { pair.server.wrapped.isOpen } == false)
         }
     }
 
@@ -126,7 +126,7 @@ func ipv6LoopbackAvailable() -> Bool {
             try onLoop(loop) {
                 // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
                 var option = linger(l_onoff: 1, l_linger: 0)
-                let client = pair.client.value
+                let client = pair.client.wrapped
                 _ = setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
                 client.close()
             }
@@ -143,8 +143,8 @@ func ipv6LoopbackAvailable() -> Bool {
             let pair = try ConnectedPair.make(on: loop)
             let chunk = pattern(1 << 20)
             let (chunks, queued) = try onLoop(loop) { () -> (Int, Int) in
-                pair.client.value.pauseReading()
-                let server = pair.server.value
+                pair.client.wrapped.pauseReading()
+                let server = pair.server.wrapped
                 var chunks = 0
                 while server.bufferedByteCount == 0 && chunks < 64 {
                     server.write(chunk)
@@ -156,7 +156,7 @@ func ipv6LoopbackAvailable() -> Bool {
             }
             #expect(queued > 0, "output is waiting, so the close must wait for the flush")
             #expect(pair.serverRecording.closes.value.isEmpty)
-            try onLoop(loop) { pair.client.value.resumeReading() }
+            try onLoop(loop) { pair.client.wrapped.resumeReading() }
             #expect(waitUntil { !pair.clientRecording.closes.value.isEmpty })
             #expect(pair.clientRecording.received(chunk, times: chunks))
             #expect(pair.clientRecording.closes.value == [nil])
@@ -169,20 +169,20 @@ func ipv6LoopbackAvailable() -> Bool {
             let pair = try ConnectedPair.make(on: loop)
             let farewell = pattern(100_000)
             try onLoop(loop) {
-                pair.client.value.pauseReading()  // the farewell waits unread at the peer
-                pair.server.value.write(farewell)
-                pair.server.value.close(afterFlush: true)
+                pair.client.wrapped.pauseReading()  // the farewell waits unread at the peer
+                pair.server.wrapped.write(farewell)
+                pair.server.wrapped.close(afterFlush: true)
             }
             #expect(waitUntil { pair.serverRecording.closes.value == [nil] }, "the handler hears of the close at once")
             // Input that arrives after the close: a closed socket would answer RST.
-            try onLoop(loop) { pair.client.value.write(Array("late".utf8)) }
+            try onLoop(loop) { pair.client.wrapped.write(Array("late".utf8)) }
             usleep(100_000)
-            #expect(try onLoop(loop) { pair.server.value.state } == .draining)
-            try onLoop(loop) { pair.client.value.resumeReading() }
+            #expect(try onLoop(loop) { pair.server.wrapped.state } == .draining)
+            try onLoop(loop) { pair.client.wrapped.resumeReading() }
             #expect(waitUntil { !pair.clientRecording.closes.value.isEmpty })
             #expect(pair.clientRecording.received(farewell, times: 1))
             #expect(pair.clientRecording.closes.value == [nil], "an orderly close, not a reset")
-            #expect(waitUntil { (try? onLoop(loop) { pair.server.value.state }) == .closed }, "closed at the peer's end")
+            #expect(waitUntil { (try? onLoop(loop) { pair.server.wrapped.state }) == .closed }, "closed at the peer's end")
         }
     }
 
@@ -195,8 +195,8 @@ func ipv6LoopbackAvailable() -> Bool {
             let pair = try ConnectedPair.make(on: loop, serverOptions: options)
             let start = ContinuousClock.now
             let queued = try onLoop(loop) { () -> Int in
-                pair.client.value.pauseReading()  // never reads again
-                let server = pair.server.value
+                pair.client.wrapped.pauseReading()  // never reads again
+                let server = pair.server.wrapped
                 var chunks = 0
                 while server.bufferedByteCount == 0 && chunks < 64 {
                     server.write(pattern(1 << 20))
@@ -206,10 +206,10 @@ func ipv6LoopbackAvailable() -> Bool {
                 return server.bufferedByteCount
             }
             #expect(queued > 0, "output is waiting, so the close waits for the peer")
-            #expect(waitUntil { (try? onLoop(loop) { pair.server.value.state }) == .closed })
+            #expect(waitUntil { (try? onLoop(loop) { pair.server.wrapped.state }) == .closed })
             #expect(ContinuousClock.now - start >= options.closeTimeout)
             #expect(pair.serverRecording.closes.value.map { $0?.errno } == [ETIMEDOUT])
-            #expect(try onLoop(loop) { pair.server.value.bufferedByteCount } == 0, "the queue is released")
+            #expect(try onLoop(loop) { pair.server.wrapped.bufferedByteCount } == 0, "the queue is released")
         }
     }
 
@@ -221,7 +221,7 @@ func ipv6LoopbackAvailable() -> Bool {
             let timeout = try onLoop(loop) { () -> Int32 in
                 var value: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
-                getsockopt(pair.server.value.fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &value, &length)
+                getsockopt(pair.server.wrapped.fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &value, &length)
                 return value
             }
             #expect(timeout == 42_000)
@@ -232,12 +232,12 @@ func ipv6LoopbackAvailable() -> Bool {
         try withRunningLoop { loop in
             let pair = try ConnectedPair.make(on: loop)
             try onLoop(loop) {
-                pair.client.value.pauseReading()  // never reads the end, never closes
-                pair.server.value.close(afterFlush: true)
+                pair.client.wrapped.pauseReading()  // never reads the end, never closes
+                pair.server.wrapped.close(afterFlush: true)
             }
-            #expect(try onLoop(loop) { pair.server.value.state } == .draining)
+            #expect(try onLoop(loop) { pair.server.wrapped.state } == .draining)
             let start = ContinuousClock.now
-            #expect(waitUntil { (try? onLoop(loop) { pair.server.value.state }) == .closed })
+            #expect(waitUntil { (try? onLoop(loop) { pair.server.wrapped.state }) == .closed })
             #expect(ContinuousClock.now - start >= TCPConnection.lingerTimeout - .milliseconds(100))
         }
     }

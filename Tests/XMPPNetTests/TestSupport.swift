@@ -152,14 +152,14 @@ struct ConnectedPair: Sendable {
                 address: SocketAddress(ip: ip, port: 0)!, connectionOptions: serverOptions, on: loop
             ) { connection in
                 connection.handler = RecordingHandler(serverRecording, connection: connection, echo: echo)
-                accepted.mutate { $0 = LoopBound(connection, loop: loop) }
+                accepted.mutate { $0 = LoopBound(connection, on: loop) }
                 listener?.close()  // one connection per pair
             }
             TCPConnection.connect(to: listener!.localAddress, on: loop) { result in
                 connected.mutate {
                     $0 = result.map { connection in
                         connection.handler = RecordingHandler(clientRecording, connection: connection)
-                        return LoopBound(connection, loop: loop)
+                        return LoopBound(connection, on: loop)
                     }
                 }
             }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import XMPPCore
 
+@testable import SQLiteKit
 @testable import XMPPStorage
 
 /// A database written before the roster and offline tables upgrades in place.

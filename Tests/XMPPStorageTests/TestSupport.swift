@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import XMPPCore
 
 @testable import XMPPStorage
@@ -33,23 +34,6 @@ func sampleCredentials(_ hashFunction: HashFunction, seed: UInt8 = 1) -> SCRAMCr
 /// Both SCRAM credential sets an account normally has.
 func sampleCredentialPair(seed: UInt8 = 1) -> [SCRAMCredentials] {
     [sampleCredentials(.sha1, seed: seed), sampleCredentials(.sha256, seed: seed)]
-}
-
-/// A value shared between test threads, guarded by a lock.
-final class Locked<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withValue<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
 }
 
 /// An error a test throws on purpose.

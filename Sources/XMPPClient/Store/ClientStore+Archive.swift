@@ -1,6 +1,6 @@
 import Foundation
+import SQLiteKit
 import XMPPCore
-import XMPPStorage
 
 /// The message archive: one row per message in `messages`, and one per
 /// conversation in `conversations`, which keeps the latest message and the
@@ -11,6 +11,87 @@ import XMPPStorage
 /// which is insertion order: SQLite gives a new row an id above every
 /// existing one.
 extension ClientStore {
+    /// Adds a message to the archive, unless it is already there.
+    ///
+    /// A message is already there when the archive holds one of the same
+    /// account, contact, direction and non-empty `id`, or of the same
+    /// account and `serverID`: so a message received again through offline
+    /// delivery, a carbon or a later archive sync (XEP-0313) is kept once.
+    ///
+    /// - Returns: `true` if the message was added, `false` for a duplicate,
+    ///   in which case nothing changes.
+    /// - Throws: `DatabaseError`.
+    @discardableResult
+    public func record(_ message: ArchivedMessage) async throws -> Bool {
+        try await queue.perform { try $0.record(message) }
+    }
+
+    /// A page of a conversation, going back in time: the newest `limit`
+    /// messages stamped strictly before `before` (or the newest of all),
+    /// sorted oldest first.
+    ///
+    /// To page backwards, pass the first message's timestamp as the next
+    /// `before`. So that this skips nothing when several messages share a
+    /// timestamp (a server's `<delay/>` often has whole seconds), a page
+    /// that would end inside such a group includes the whole group: it may
+    /// hold more than `limit` messages.
+    ///
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - contact: The other side; its resource is ignored.
+    ///   - before: Only messages stamped strictly earlier; `nil` for the newest.
+    ///   - limit: How many messages to return at least when there are
+    ///     enough; more than 0.
+    /// - Returns: The messages by timestamp, equal timestamps in the order
+    ///   they were recorded.
+    /// - Throws: `DatabaseError`.
+    public func conversation(
+        account: JID, contact: JID, before: Date? = nil, limit: Int = 50
+    ) async throws -> [ArchivedMessage] {
+        try await queue.perform { try $0.conversation(account: account, contact: contact, before: before, limit: limit) }
+    }
+
+    /// A page of a conversation, going forward in time: the oldest `limit`
+    /// messages stamped strictly after `after`, sorted oldest first; for
+    /// catching up from the last message shown.
+    ///
+    /// Like `conversation(account:contact:before:limit:)`, a page that
+    /// would end inside a group of equal timestamps includes the whole group.
+    ///
+    /// - Throws: `DatabaseError`.
+    public func conversation(
+        account: JID, contact: JID, after: Date, limit: Int = 50
+    ) async throws -> [ArchivedMessage] {
+        try await queue.perform { try $0.conversation(account: account, contact: contact, after: after, limit: limit) }
+    }
+
+    /// The account's conversations, the one with the newest message first,
+    /// each with its latest message and unread count.
+    ///
+    /// - Parameter limit: How many conversations at most; more than 0.
+    /// - Throws: `DatabaseError`.
+    public func recentConversations(account: JID, limit: Int = 20) async throws -> [ConversationSummary] {
+        try await queue.perform { try $0.recentConversations(account: account, limit: limit) }
+    }
+
+    /// The server's archive id (XEP-0359) of the newest message that has
+    /// one: where the next catch-up from the server's archive starts.
+    ///
+    /// - Throws: `DatabaseError`.
+    public func latestServerID(account: JID) async throws -> String? {
+        try await queue.perform { try $0.latestServerID(account: account) }
+    }
+
+    /// Marks every message of a conversation read.
+    ///
+    /// - Throws: `DatabaseError`.
+    public func markRead(account: JID, contact: JID) async throws {
+        try await queue.perform { try $0.markRead(account: account, contact: contact) }
+    }
+}
+
+/// The archive's tables and SQL.
+extension ClientStore.Tables {
     /// Creates the archive's tables (migration `0002-archive`).
     static func createArchive(_ database: Database) throws {
         // messages_by_conversation (SQLite appends the row id to each entry)
@@ -50,18 +131,8 @@ extension ClientStore {
             """)
     }
 
-    /// Adds a message to the archive, unless it is already there.
-    ///
-    /// A message is already there when the archive holds one of the same
-    /// account, contact, direction and non-empty `id`, or of the same
-    /// account and `serverID`: so a message received again through offline
-    /// delivery, a carbon or a later archive sync (XEP-0313) is kept once.
-    ///
-    /// - Returns: `true` if the message was added, `false` for a duplicate,
-    ///   in which case nothing changes.
-    /// - Throws: `DatabaseError`.
-    @discardableResult
-    public func record(_ message: ArchivedMessage) throws -> Bool {
+    /// `ClientStore.record(_:)`'s SQL, on the store's thread.
+    func record(_ message: ArchivedMessage) throws -> Bool {
         try database.transaction {
             let accountID = try createAccountID(of: message.account)
             let contact = message.contact.description
@@ -96,26 +167,9 @@ extension ClientStore {
         }
     }
 
-    /// A page of a conversation, going back in time: the newest `limit`
-    /// messages stamped strictly before `before` (or the newest of all),
-    /// sorted oldest first.
-    ///
-    /// To page backwards, pass the first message's timestamp as the next
-    /// `before`. So that this skips nothing when several messages share a
-    /// timestamp (a server's `<delay/>` often has whole seconds), a page
-    /// that would end inside such a group includes the whole group: it may
-    /// hold more than `limit` messages.
-    ///
-    /// - Parameters:
-    ///   - account: The account.
-    ///   - contact: The other side; its resource is ignored.
-    ///   - before: Only messages stamped strictly earlier; `nil` for the newest.
-    ///   - limit: How many messages to return at least when there are
-    ///     enough; more than 0.
-    /// - Returns: The messages by timestamp, equal timestamps in the order
-    ///   they were recorded.
-    /// - Throws: `DatabaseError`.
-    public func conversation(
+    /// `ClientStore.conversation(account:contact:before:limit:)`'s SQL, on
+    /// the store's thread.
+    func conversation(
         account: JID, contact: JID, before: Date? = nil, limit: Int = 50
     ) throws -> [ArchivedMessage] {
         try page(
@@ -123,15 +177,9 @@ extension ClientStore {
             from: before.map(ArchivedMessage.milliseconds) ?? .max, limit: limit)
     }
 
-    /// A page of a conversation, going forward in time: the oldest `limit`
-    /// messages stamped strictly after `after`, sorted oldest first; for
-    /// catching up from the last message shown.
-    ///
-    /// Like `conversation(account:contact:before:limit:)`, a page that
-    /// would end inside a group of equal timestamps includes the whole group.
-    ///
-    /// - Throws: `DatabaseError`.
-    public func conversation(
+    /// `ClientStore.conversation(account:contact:after:limit:)`'s SQL, on
+    /// the store's thread.
+    func conversation(
         account: JID, contact: JID, after: Date, limit: Int = 50
     ) throws -> [ArchivedMessage] {
         try page(
@@ -139,12 +187,8 @@ extension ClientStore {
             from: ArchivedMessage.milliseconds(after), limit: limit)
     }
 
-    /// The account's conversations, the one with the newest message first,
-    /// each with its latest message and unread count.
-    ///
-    /// - Parameter limit: How many conversations at most; more than 0.
-    /// - Throws: `DatabaseError`.
-    public func recentConversations(account: JID, limit: Int = 20) throws -> [ConversationSummary] {
+    /// `ClientStore.recentConversations(account:limit:)`'s SQL, on the store's thread.
+    func recentConversations(account: JID, limit: Int = 20) throws -> [ConversationSummary] {
         precondition(limit > 0, "recentConversations needs a positive limit")
         guard let accountID = try accountID(of: account) else { return [] }
         return try database.withCachedStatement(Self.recentConversationsSQL) { statement in
@@ -161,11 +205,8 @@ extension ClientStore {
         }
     }
 
-    /// The server's archive id (XEP-0359) of the newest message that has
-    /// one: where the next catch-up from the server's archive starts.
-    ///
-    /// - Throws: `DatabaseError`.
-    public func latestServerID(account: JID) throws -> String? {
+    /// `ClientStore.latestServerID(account:)`'s SQL, on the store's thread.
+    func latestServerID(account: JID) throws -> String? {
         guard let accountID = try accountID(of: account) else { return nil }
         return try database.withCachedStatement(
             """
@@ -178,10 +219,8 @@ extension ClientStore {
         }
     }
 
-    /// Marks every message of a conversation read.
-    ///
-    /// - Throws: `DatabaseError`.
-    public func markRead(account: JID, contact: JID) throws {
+    /// `ClientStore.markRead(account:contact:)`'s SQL, on the store's thread.
+    func markRead(account: JID, contact: JID) throws {
         try database.transaction {
             guard let accountID = try accountID(of: account) else { return }
             let contact = contact.bare.description
@@ -223,7 +262,7 @@ extension ClientStore {
                 case .newer: (">", "ASC", "max", "<=")
                 }
             return """
-                SELECT \(ClientStore.messageColumns) FROM messages AS m
+                SELECT \(ClientStore.Tables.messageColumns) FROM messages AS m
                 WHERE m.account_id = ?1 AND m.contact = ?2 AND m.timestamp \(beyond) ?3
                     AND m.timestamp \(within) (
                         SELECT \(farthest)(timestamp) FROM (

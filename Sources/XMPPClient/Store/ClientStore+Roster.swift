@@ -1,6 +1,6 @@
 import Foundation
+import SQLiteKit
 import XMPPCore
-import XMPPStorage
 
 /// The roster cache: the last roster the server sent and its version, so
 /// that a login can ask only for what changed since (RFC 6121 §2.6).
@@ -10,6 +10,43 @@ import XMPPStorage
 /// read and written with their entry. The version is in `roster_versions`;
 /// no row means no version.
 extension ClientStore {
+    /// The cached roster of `account`, contacts sorted by JID (as `JID`'s
+    /// `<` orders them), with the version the server gave it.
+    ///
+    /// - Returns: No version and no contacts when nothing is cached.
+    /// - Throws: `DatabaseError`.
+    public func cachedRoster(account: JID) async throws -> (version: String?, contacts: [RosterContact]) {
+        try await queue.perform { try $0.cachedRoster(account: account) }
+    }
+
+    /// Replaces the cached roster of `account` with a full roster from the
+    /// server (RFC 6121 §2.1.4), in one transaction.
+    ///
+    /// - Parameters:
+    ///   - version: The result's `ver`, or `nil` when the server gave none.
+    ///   - contacts: The contacts; of two with the same JID the last wins.
+    /// - Throws: `DatabaseError`; then the old roster is kept.
+    public func replaceRoster(account: JID, version: String?, contacts: [RosterContact]) async throws {
+        try await queue.perform { try $0.replaceRoster(account: account, version: version, contacts: contacts) }
+    }
+
+    /// Applies one roster push (RFC 6121 §2.1.6) to the cached roster of
+    /// `account` and records its version, in one transaction.
+    ///
+    /// - Parameters:
+    ///   - version: The push's `ver`. `nil` (a server without roster
+    ///     versioning) forgets the cached version, so that the next login
+    ///     asks for the whole roster.
+    ///   - change: The contact to add or update, or the JID to remove;
+    ///     removing a JID not in the cache changes only the version.
+    /// - Throws: `DatabaseError`; then nothing changes.
+    public func applyRosterPush(account: JID, version: String?, change: RosterChange) async throws {
+        try await queue.perform { try $0.applyRosterPush(account: account, version: version, change: change) }
+    }
+}
+
+/// The roster cache's tables and SQL.
+extension ClientStore.Tables {
     /// Creates the roster cache's tables (migration `0003-roster`).
     static func createRosterCache(_ database: Database) throws {
         try database.execute(
@@ -32,12 +69,8 @@ extension ClientStore {
             """)
     }
 
-    /// The cached roster of `account`, contacts sorted by JID (as `JID`'s
-    /// `<` orders them), with the version the server gave it.
-    ///
-    /// - Returns: No version and no contacts when nothing is cached.
-    /// - Throws: `DatabaseError`.
-    public func cachedRoster(account: JID) throws -> (version: String?, contacts: [RosterContact]) {
+    /// `ClientStore.cachedRoster(account:)`'s SQL, on the store's thread.
+    func cachedRoster(account: JID) throws -> (version: String?, contacts: [RosterContact]) {
         guard let accountID = try accountID(of: account) else { return (nil, []) }
         let version = try database.withCachedStatement(
             "SELECT version FROM roster_versions WHERE account_id = ?"
@@ -61,14 +94,8 @@ extension ClientStore {
         return (version, contacts.sorted { $0.jid < $1.jid })
     }
 
-    /// Replaces the cached roster of `account` with a full roster from the
-    /// server (RFC 6121 §2.1.4), in one transaction.
-    ///
-    /// - Parameters:
-    ///   - version: The result's `ver`, or `nil` when the server gave none.
-    ///   - contacts: The contacts; of two with the same JID the last wins.
-    /// - Throws: `DatabaseError`; then the old roster is kept.
-    public func replaceRoster(account: JID, version: String?, contacts: [RosterContact]) throws {
+    /// `ClientStore.replaceRoster(account:version:contacts:)`'s SQL, on the store's thread.
+    func replaceRoster(account: JID, version: String?, contacts: [RosterContact]) throws {
         try database.transaction {
             let accountID = try createAccountID(of: account)
             try run("DELETE FROM roster_contacts WHERE account_id = ?", accountID)
@@ -79,17 +106,8 @@ extension ClientStore {
         }
     }
 
-    /// Applies one roster push (RFC 6121 §2.1.6) to the cached roster of
-    /// `account` and records its version, in one transaction.
-    ///
-    /// - Parameters:
-    ///   - version: The push's `ver`. `nil` (a server without roster
-    ///     versioning) forgets the cached version, so that the next login
-    ///     asks for the whole roster.
-    ///   - change: The contact to add or update, or the JID to remove;
-    ///     removing a JID not in the cache changes only the version.
-    /// - Throws: `DatabaseError`; then nothing changes.
-    public func applyRosterPush(account: JID, version: String?, change: RosterChange) throws {
+    /// `ClientStore.applyRosterPush(account:version:change:)`'s SQL, on the store's thread.
+    func applyRosterPush(account: JID, version: String?, change: RosterChange) throws {
         try database.transaction {
             let accountID = try createAccountID(of: account)
             switch change {

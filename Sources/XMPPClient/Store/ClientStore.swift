@@ -1,30 +1,32 @@
 import XMPPCore
-import XMPPStorage
+import SQLiteKit
 
 /// The client's local persistence: a message archive and a roster cache
 /// for any number of accounts, in one SQLite file per client data
 /// directory, each row keyed by the account's bare JID.
 ///
-/// Not `Sendable`, like the `Database` it wraps: the client actor that
-/// creates it owns it, and only that actor calls it. Another process (a
-/// second CLI command) may open the same file: the connection runs in WAL
-/// mode and waits up to `Database.Configuration`'s busy timeout for the
-/// other's lock.
+/// The connection lives on the store's own thread (a `StorageQueue`), as
+/// GRDB keeps one connection per serial queue: every method hands its SQL
+/// to that thread and suspends until it has run, so the client actor never
+/// waits for the disk, and calls run in the order they were made. Another
+/// process (a second CLI command) may open the same file: the connection
+/// runs in WAL mode and waits up to `Database.Configuration`'s busy timeout
+/// for the other's lock.
 ///
 /// The archive is in `ClientStore+Archive.swift`, the roster cache in
 /// `ClientStore+Roster.swift`.
-public final class ClientStore {
-    /// The connection; used by the extensions.
-    let database: Database
+public final class ClientStore: Sendable {
+    /// The thread that owns the connection and runs the SQL.
+    let queue: StorageQueue<Tables>
 
     /// Opens (creating if needed) the store at `path` and brings its schema
-    /// up to date.
+    /// up to date, on the store's new thread; waits until it is done.
     ///
     /// - Parameter path: The database file; its directory must exist.
     /// - Throws: `DatabaseError`, or `MigrationError` for a file written by
     ///   a newer version.
     public convenience init(path: String) throws {
-        try self.init(database: Database(path: path))
+        try self.init { try Database(path: path) }
     }
 
     /// Opens a new, empty store that lives in memory, for tests and for an
@@ -32,14 +34,34 @@ public final class ClientStore {
     ///
     /// - Throws: `DatabaseError`.
     public static func inMemory() throws -> ClientStore {
-        try ClientStore(database: Database.inMemory())
+        try ClientStore { try Database.inMemory() }
     }
 
-    private init(database: Database) throws {
-        try Self.migrator.migrate(database)
-        self.database = database
+    /// Starts the store's thread, which opens the database with `open` and
+    /// migrates it; the database closes when the store is released.
+    private init(open: @escaping @Sendable () throws -> Database) throws {
+        queue = try StorageQueue(name: "swiftlet.client-store") {
+            try Tables(database: open())
+        } close: { tables in
+            tables.database.close()
+        }
     }
 
+    /// The connection and the SQL the store runs on it, used only on the
+    /// store's thread; not `Sendable`, like the `Database` it wraps.
+    final class Tables {
+        /// The connection; used by the extensions.
+        let database: Database
+
+        /// Brings `database`'s schema up to date and wraps it.
+        init(database: Database) throws {
+            try Self.migrator.migrate(database)
+            self.database = database
+        }
+    }
+}
+
+extension ClientStore.Tables {
     /// The schema, as named migrations in order.
     ///
     /// Append new migrations at the end. Never edit, rename or reorder one

@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPNet
 
 /// What an `HTTPConnection` needs from its socket: XMPPNet's TCP connection
 /// (`HTTPServer`'s adapter), or an in-memory double in tests.
@@ -94,7 +95,7 @@ final class HTTPConnection {
     static let discardLimit = 1 << 20
 
     private weak var transport: (any HTTPTransport)?
-    private let loop: any ServerLoop
+    private let loop: any Loop
     private let responder: any HTTPResponder
     private let tls: TLSSession?
     private let timeout: Duration
@@ -113,7 +114,7 @@ final class HTTPConnection {
     /// Creates the connection's HTTP side; with `tls`, the connection is
     /// HTTPS from its first byte.
     init(
-        transport: any HTTPTransport, loop: any ServerLoop, responder: any HTTPResponder, tls: TLSSession?,
+        transport: any HTTPTransport, loop: any Loop, responder: any HTTPResponder, tls: TLSSession?,
         timeout: Duration, limits: HTTPRequestParser.Limits = .init(), log: Logger
     ) {
         self.transport = transport

@@ -1,5 +1,6 @@
 import Synchronization
 import XMPPCore
+import XMPPNet
 
 /// A handle on a bound session that any loop may hold: delivery and
 /// replacement hop to the session's own loop when called from elsewhere.

@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPNet
 import XMPPStorage
 
 /// What a client session needs from its connection. XMPPNet's TCP connection

@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPNet
 import XMPPStorage
 
 /// The account operations sessions perform. Storage lives on its own
@@ -13,29 +14,29 @@ public protocol AccountService: Sendable {
     /// The stored SCRAM credentials of `username` for `hash`, or nil when
     /// there is no such account.
     func credentials(
-        for username: String, _ hash: HashFunction, on loop: any ServerLoop,
+        for username: String, _ hash: HashFunction, on loop: any Loop,
         _ completion: @escaping (Result<SCRAMCredentials?, any Error>) -> Void)
 
     /// Whether `password` is the password of `username` (SASL PLAIN). An
     /// unknown user costs the same work as a wrong password.
     func verify(
-        username: String, password: String, on loop: any ServerLoop,
+        username: String, password: String, on loop: any Loop,
         _ completion: @escaping (Result<Bool, any Error>) -> Void)
 
     /// Creates an account; false when the username is taken.
     func register(
-        username: String, password: String, on loop: any ServerLoop,
+        username: String, password: String, on loop: any Loop,
         _ completion: @escaping (Result<Bool, any Error>) -> Void)
 
     /// Replaces the password of an existing account.
     func changePassword(
-        username: String, password: String, on loop: any ServerLoop,
+        username: String, password: String, on loop: any Loop,
         _ completion: @escaping (Result<Void, any Error>) -> Void)
 
     /// Deletes an account, everything stored for it, and its entries in
     /// other users' rosters; `nil` when there was no such account.
     func delete(
-        username: String, domain: String, on loop: any ServerLoop,
+        username: String, domain: String, on loop: any Loop,
         _ completion: @escaping (Result<DeletedAccount?, any Error>) -> Void)
 }
 

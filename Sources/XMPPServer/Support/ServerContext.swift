@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPNet
 import XMPPStorage
 
 /// Everything a session on one loop needs from the server: settings,
@@ -10,7 +11,7 @@ public final class ServerContext {
     public let domain: String
     /// The served domain as a JID.
     public let domainJID: JID
-    public let loop: any ServerLoop
+    public let loop: any Loop
     public let log: Logger
     /// When the server started, on the loop's clock (XEP-0012 uptime).
     public let started: ContinuousClock.Instant
@@ -37,7 +38,7 @@ public final class ServerContext {
 
     /// Creates a loop's context.
     public init(
-        config: ServerConfig, loop: any ServerLoop, log: Logger, tlsContext: TLSContext?, tlsRequired: Bool,
+        config: ServerConfig, loop: any Loop, log: Logger, tlsContext: TLSContext?, tlsRequired: Bool,
         storage: any StorageJobs, sessions: SessionRegistry, blocklists: BlocklistCache, hooks: Hooks,
         loginThrottle: LoginThrottle, registrationThrottle: AddressThrottle, scramSecret: [UInt8]
     ) throws(JIDError) {

@@ -1,4 +1,6 @@
+import SQLiteKit
 import XMPPCore
+import XMPPNet
 import XMPPStorage
 
 /// Runs storage jobs: the storage thread in the server, the test's own
@@ -10,14 +12,14 @@ public protocol StorageJobs: Sendable {
         completion: @escaping @Sendable (Result<Value, any Error>) -> Void)
 }
 
-extension StorageQueue: StorageJobs {}
+extension StorageQueue<Stores>: StorageJobs {}
 
 extension StorageJobs {
     /// Submits `job` and delivers its result on `loop`, always in a later
     /// loop turn (never inside this call), so a caller can pause and resume
     /// around it without re-entering itself.
     public func run<Value: Sendable>(
-        on loop: any ServerLoop, _ job: @escaping @Sendable (Stores) throws -> Value,
+        on loop: any Loop, _ job: @escaping @Sendable (Stores) throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void
     ) {
         let bound = LoopBound(completion, on: loop)
@@ -48,14 +50,14 @@ public struct StoredAccounts: AccountService {
     }
 
     public func credentials(
-        for username: String, _ hash: HashFunction, on loop: any ServerLoop,
+        for username: String, _ hash: HashFunction, on loop: any Loop,
         _ completion: @escaping (Result<SCRAMCredentials?, any Error>) -> Void
     ) {
         run(on: loop, completion) { stores in try stores.accounts.credentials(of: username, for: hash) }
     }
 
     public func verify(
-        username: String, password: String, on loop: any ServerLoop,
+        username: String, password: String, on loop: any Loop,
         _ completion: @escaping (Result<Bool, any Error>) -> Void
     ) {
         let decoy = decoy
@@ -69,7 +71,7 @@ public struct StoredAccounts: AccountService {
     }
 
     public func register(
-        username: String, password: String, on loop: any ServerLoop,
+        username: String, password: String, on loop: any Loop,
         _ completion: @escaping (Result<Bool, any Error>) -> Void
     ) {
         let iterations = iterations
@@ -84,7 +86,7 @@ public struct StoredAccounts: AccountService {
     }
 
     public func changePassword(
-        username: String, password: String, on loop: any ServerLoop,
+        username: String, password: String, on loop: any Loop,
         _ completion: @escaping (Result<Void, any Error>) -> Void
     ) {
         let iterations = iterations
@@ -95,7 +97,7 @@ public struct StoredAccounts: AccountService {
     }
 
     public func delete(
-        username: String, domain: String, on loop: any ServerLoop,
+        username: String, domain: String, on loop: any Loop,
         _ completion: @escaping (Result<DeletedAccount?, any Error>) -> Void
     ) {
         run(on: loop, completion) { stores in try Self.delete(username, domain: domain, in: stores) }
@@ -120,7 +122,7 @@ public struct StoredAccounts: AccountService {
     }
 
     private func run<Value: Sendable>(
-        on loop: any ServerLoop, _ completion: @escaping (Result<Value, any Error>) -> Void,
+        on loop: any Loop, _ completion: @escaping (Result<Value, any Error>) -> Void,
         _ job: @escaping @Sendable (Stores) throws -> Value
     ) {
         storage.run(on: loop, job, then: completion)

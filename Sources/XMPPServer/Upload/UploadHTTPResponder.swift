@@ -1,4 +1,5 @@
 import Dispatch
+import XMPPNet
 import XMPPStorage
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import SQLiteKit
+
 extension Database {
     /// The row id of `username`'s account, or nil when there is none: the
     /// key every per-account table (credentials, roster, offline messages)

@@ -1,3 +1,4 @@
+import SQLiteKit
 import XMPPCore
 
 /// An `AccountStore` in the tables `accounts` and `scram_credentials`

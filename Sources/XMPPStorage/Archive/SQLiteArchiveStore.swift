@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 
 /// An `ArchiveStore` in the tables `archive_stanzas`, `archive_items`,
 /// `archive_state` and `archive_preferences` (migrations `0007-archive` and

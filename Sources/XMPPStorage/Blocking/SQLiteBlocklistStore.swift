@@ -1,3 +1,5 @@
+import SQLiteKit
+
 /// A `BlocklistStore` in the table `blocklist_items` (migration
 /// `0005-blocklists`): one row per blocked JID, keyed by
 /// `(account_id, jid)`, so the sorted listing, the membership test and the

@@ -1,3 +1,5 @@
+import SQLiteKit
+
 /// A `LastActivityStore` in the table `last_activity` (migration
 /// `0006-last-activity`): one row per account.
 public final class SQLiteLastActivityStore: LastActivityStore {

@@ -1,3 +1,5 @@
+import SQLiteKit
+
 /// An `OfflineStore` in the table `offline_messages` (migrations
 /// `0003-offline` and `0011-offline-sizes`).
 ///

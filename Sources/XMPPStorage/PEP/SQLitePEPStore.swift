@@ -1,3 +1,5 @@
+import SQLiteKit
+
 /// A `PEPStore` in the tables `pep_nodes` and `pep_items` (migration
 /// `0010-pep`): a row per node, unique by `(account_id, name)`, and a row
 /// per item whose rowid `sequence` orders the items of a node by

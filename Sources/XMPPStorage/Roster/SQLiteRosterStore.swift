@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import XMPPCore
 
 /// A `RosterStore` in the tables `roster_items` and `roster_versions`

@@ -1,3 +1,5 @@
+import SQLiteKit
+
 /// An `UploadStore` in the table `uploads` (migration `0007-uploads`).
 ///
 /// The slot id is the primary key; the index on `(account_id, size)`

@@ -1,3 +1,5 @@
+import SQLiteKit
+
 /// A `VCardStore` in the table `vcards` (migration `0004-vcards`): one row
 /// per account, the XML as text.
 public final class SQLiteVCardStore: VCardStore {

@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Foundation
+import TerminalSupport
 import XMPPClient
 import XMPPCore
 

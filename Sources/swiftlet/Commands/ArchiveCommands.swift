@@ -17,34 +17,36 @@ enum ArchiveCommands {
             let client = try context.savedClient()
             _ = try await context.withConnection(client) { try await $0.serverHistory(with: contact, limit: limit) }
         }
-        let (account, store) = try open(context)
-        let messages = try archived { try store.conversation(account: account, contact: contact, before: before, limit: limit) }
+        let (account, store) = try await open(context)
+        let messages = try await archived {
+            try await store.conversation(account: account, contact: contact, before: before, limit: limit)
+        }
         let json = invocation.flag("--json")
         for message in messages { Console.print(json ? message.json.line : message.line) }
-        try archived { try store.markRead(account: account, contact: contact) }
+        try await archived { try await store.markRead(account: account, contact: contact) }
     }
 
     /// `recent [--limit N] [--json]`: conversations, the most recent first.
-    static func recent(_ context: Context) throws {
+    static func recent(_ context: Context) async throws {
         let limit = try context.invocation.integer("--limit", in: 1...Int.max) ?? 20
-        let (account, store) = try open(context)
+        let (account, store) = try await open(context)
         let json = context.invocation.flag("--json")
-        for summary in try archived({ try store.recentConversations(account: account, limit: limit) }) {
+        for summary in try await archived({ try await store.recentConversations(account: account, limit: limit) }) {
             Console.print(json ? summary.json.line : summary.line)
         }
     }
 
     /// The account and the archive.
-    private static func open(_ context: Context) throws -> (JID, ClientStore) {
+    private static func open(_ context: Context) async throws -> (JID, ClientStore) {
         let account = try context.home.account(option: context.global.account)
         try context.home.create()
-        return (account, try archived { try ClientStore(path: context.home.archivePath) })
+        return (account, try await archived { try ClientStore(path: context.home.archivePath) })
     }
 
     /// `body`'s result; its error becomes a failure to read the archive.
-    private static func archived<T>(_ body: () throws -> T) throws -> T {
+    private static func archived<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try body()
+            return try await body()
         } catch {
             throw CommandFailure(.localFile, "the archive failed: \(error)")
         }

@@ -208,7 +208,7 @@ struct ClientLocalStoreTests {
             try await first.addContact(try JID("alice@localhost"), name: "Alice")
             try await first.send("hello", to: try JID("alice@localhost"))
             await first.disconnect()
-            let cached = try ClientStore(path: path).cachedRoster(account: try JID("carol@localhost"))
+            let cached = try await ClientStore(path: path).cachedRoster(account: try JID("carol@localhost"))
             #expect(cached.version != nil)
             #expect(cached.contacts.map(\.name) == ["Alice"])
 

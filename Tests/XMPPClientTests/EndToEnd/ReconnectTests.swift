@@ -201,7 +201,7 @@ extension ClientStreamManagementTests {
                     ? true : nil
             }
             try await alice.ping()
-            let stored = try server.server.storage.perform { try $0.offline.messages(for: "bob") }
+            let stored = try await server.server.storage.perform { try $0.offline.messages(for: "bob") }
             let bodies = stored.compactMap { $0.stanza.firstMatch(of: /<body>([^<]*)<\/body>/).map { String($0.1) } }
             #expect(bodies == texts)
             await alice.disconnect()

@@ -1,6 +1,7 @@
 import Testing
 import XMPPCore
 @testable import XMPPServer
+import XMPPNet
 import XMPPStorage
 import XMPPTestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import XMPPCore
+import XMPPNet
 import XMPPTestSupport
 
 @testable import XMPPServer

@@ -2,12 +2,23 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import XMPPStorage
+@testable import SQLiteKit
 
-/// The storage thread: order, errors, shutdown, and `Storage.open`.
+/// The storage thread: order, errors, shutdown, closing, and `async` callers.
 @Suite struct StorageQueueTests {
-    private func inMemoryQueue() throws -> StorageQueue {
-        try StorageQueue { Stores(accounts: InMemoryAccountStore()) }
+    /// A queue whose context is an in-memory database; `closed` counts the
+    /// calls of `close`, and whether each ran on the storage thread.
+    private func inMemoryQueue(closed: Locked<[Bool]> = Locked([])) throws -> StorageQueue<Database> {
+        let queue = Locked<StorageQueue<Database>?>(nil)
+        let started = try StorageQueue<Database>(name: "storage-queue-tests") {
+            try Database.inMemory()
+        } close: { database in
+            let onThread = queue.withValue { $0?.isStorageThread ?? false }
+            closed.withValue { $0.append(onThread) }
+            database.close()
+        }
+        queue.withValue { $0 = started }
+        return started
     }
 
     @Test func jobsRunInSubmissionOrderOnTheStorageThread() throws {
@@ -40,7 +51,7 @@ import Testing
     }
 
     @Test func errorsReachTheCompletionAndPerform() throws {
-        let queue = try Storage.openInMemory()
+        let queue = try inMemoryQueue()
         defer { queue.shutdown() }
         let delivered = Locked<Result<Int, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -55,7 +66,7 @@ import Testing
         #expect(throws: PlannedError.self) { try result.get() }
 
         let error = try #require(throws: DatabaseError.self) {
-            try queue.perform { stores in try stores.database?.execute("SELECT * FROM nowhere") }
+            try queue.perform { database in try database.execute("SELECT * FROM nowhere") }
         }
         #expect(error.sql == "SELECT * FROM nowhere")
         #expect(try queue.perform { _ in 42 } == 42, "the queue goes on after errors")
@@ -82,58 +93,50 @@ import Testing
         queue.shutdown()
     }
 
-    @Test func aStoresFactoryErrorIsThrownFromInit() throws {
+    @Test func shutdownClosesTheContextOnceAfterTheLastJob() throws {
+        let closed = Locked<[Bool]>([])
+        let queue = try inMemoryQueue(closed: closed)
+        let closedBeforeLastJob = Locked<Bool?>(nil)
+        queue.submit { _ in
+            Thread.sleep(forTimeInterval: 0.01)
+            closedBeforeLastJob.withValue { $0 = !closed.withValue { $0 }.isEmpty }
+        } completion: { _ in }
+        queue.shutdown()
+        #expect(closedBeforeLastJob.withValue { $0 } == false)
+        #expect(closed.withValue { $0 } == [true], "closed once, on the storage thread")
+        queue.shutdown()
+        #expect(closed.withValue { $0 }.count == 1)
+    }
+
+    @Test func anOpenErrorIsThrownFromInit() throws {
         #expect(throws: PlannedError.self) {
-            _ = try StorageQueue { throw PlannedError() }
+            _ = try StorageQueue<Database>(name: "storage-queue-tests") {
+                throw PlannedError()
+            } close: { database in
+                database.close()
+            }
         }
     }
 
-    @Test func openCreatesTheDirectoryMigratesAndClosesOnShutdown() throws {
-        try withTemporaryDirectory { parent in
-            let directory = parent + "/data/swiftlet"
-            let queue = try Storage.open(directory: directory)
-            let created = try queue.perform { stores in
-                try stores.accounts.createAccount("romeo", credentials: sampleCredentialPair())
-            }
-            #expect(created)
-            let file = directory + "/" + Storage.fileName
-            #expect(FileManager.default.fileExists(atPath: file + "-wal"))
-            let permissions = try FileManager.default.attributesOfItem(atPath: directory)[
-                .posixPermissions]
-            #expect((permissions as? NSNumber)?.intValue == 0o700)
-
-            queue.shutdown()
-            #expect(
-                !FileManager.default.fileExists(atPath: file + "-wal"), "closed and checkpointed")
-
-            let reopened = try Storage.open(directory: directory)
-            defer { reopened.shutdown() }
-            let (applied, usernames) = try reopened.perform { stores in
-                let database = try #require(stores.database)
-                return (
-                    try Storage.migrator.appliedMigrations(in: database),
-                    try stores.accounts.usernames()
-                )
-            }
-            #expect(applied == Storage.migrator.names)
-            #expect(usernames == ["romeo"])
-        }
-    }
-
-    @Test func aJobCanGroupStoreCallsInOneTransaction() throws {
-        let queue = try Storage.openInMemory()
+    @Test func asyncPerformWaitsForItsJobInSubmissionOrder() async throws {
+        let queue = try inMemoryQueue()
         defer { queue.shutdown() }
-        #expect(throws: PlannedError.self) {
-            try queue.perform { stores in
-                try #require(stores.database).transaction {
-                    _ = try stores.accounts.createAccount(
-                        "romeo", credentials: sampleCredentialPair())
-                    _ = try stores.accounts.createAccount(
-                        "juliet", credentials: sampleCredentialPair())
-                    throw PlannedError()
-                }
+        let ran = Locked<[String]>([])
+        queue.submit { database in
+            try database.execute("CREATE TABLE t (name TEXT)")
+            ran.withValue { $0.append("create") }
+        } completion: { _ in }
+        let count = try await queue.perform { database in
+            ran.withValue { $0.append("count") }
+            return try database.withCachedStatement("SELECT count(*) FROM t") { statement in
+                _ = try statement.step()
+                return statement.int(at: 0)
             }
         }
-        #expect(try queue.perform { stores in try stores.accounts.accountCount() } == 0)
+        #expect(count == 0, "the table the earlier job created is there")
+        #expect(ran.withValue { $0 } == ["create", "count"])
+        await #expect(throws: PlannedError.self) {
+            try await queue.perform { _ in throw PlannedError() }
+        }
     }
 }

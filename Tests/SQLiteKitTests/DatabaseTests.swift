@@ -1,6 +1,6 @@
 import Testing
 
-@testable import XMPPStorage
+@testable import SQLiteKit
 
 /// Statements, the statement cache, transactions and errors.
 @Suite struct DatabaseTests {

@@ -1,6 +1,6 @@
-/// How `swiftlet` ends, so that a script can tell a typo from a wrong
-/// password from a server that is down. The numbers are BSD's sysexits.h
-/// codes for the same kind of failure.
+/// How `swiftlet` and `swiftletd` end, so that a script can tell a typo
+/// from a wrong password from a server that is down. The numbers are BSD's
+/// sysexits.h codes for the same kind of failure.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Done.
     case success = 0
@@ -25,7 +25,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Registration: that username is taken (`EX_CANTCREAT`).
     case registrationConflict = 73
     /// A local file (account file, archive) cannot be read or written
-    /// (`EX_IOERR`).
+    /// (`EX_IOERR`); for `swiftletd`, the server or its database cannot
+    /// start.
     case localFile = 74
     /// TLS failed: the certificate is not trusted or does not match the
     /// pinned fingerprint, or the handshake broke (`EX_TEMPFAIL`).
@@ -34,7 +35,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// accepts (`EX_NOPERM`).
     case notAuthorized = 77
 
-    /// One line per status for `--help`.
+    /// One line per status for `swiftlet --help`.
     public static var table: String {
         allCases.map { status in
             let code = String(status.rawValue)

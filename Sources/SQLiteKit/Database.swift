@@ -3,9 +3,10 @@ import CSQLite
 /// One SQLite connection.
 ///
 /// Not `Sendable`: a connection and its statements are used by one thread at
-/// a time. The server confines its connection to the storage thread
-/// (`StorageQueue`); an admin command opens a second connection of its own,
-/// which WAL mode and the busy timeout let run beside the server.
+/// a time. The server and the client kit each confine their connection to a
+/// storage thread (`StorageQueue`); an admin command opens a second
+/// connection of its own, which WAL mode and the busy timeout let run beside
+/// the server.
 public final class Database {
     /// The SQLite this process runs (`SQLite 3.40.1`), for `--version`.
     public static var libraryDescription: String { "SQLite " + String(cString: sqlite3_libversion()) }

@@ -1,11 +1,15 @@
 import Foundation
-import XMPPCore
 
-/// The dedicated thread that owns the database connection and the stores,
-/// and runs storage jobs one at a time, in the order they were submitted.
+/// A dedicated thread that owns a database connection, and whatever is
+/// built on it (the `Context`), and runs storage jobs one at a time, in the
+/// order they were submitted.
 ///
-/// Event loops never touch SQLite: they `submit` a job and get the result in
-/// a completion, which runs on the storage thread and re-posts to the loop.
+/// Callers never touch SQLite themselves: they `submit` a job and get the
+/// result in a completion, which runs on the storage thread and hands the
+/// result on (an event loop re-posts it to itself; `async` callers use
+/// `perform`). The server runs its stores on one, the client kit its local
+/// store on another.
+///
 /// This is one connection on one serial thread. SQLite's threading
 /// documentation (https://sqlite.org/threadsafe.html) allows it for a
 /// connection opened with `SQLITE_OPEN_NOMUTEX`: "In this mode, SQLite can be
@@ -14,19 +18,25 @@ import XMPPCore
 /// prepared statement, is used in two or more threads at the same time."
 /// Here the connection and its statements are even created, used and closed
 /// on the one thread.
-public final class StorageQueue: Sendable {
-    private let jobs: JobQueue
+public final class StorageQueue<Context>: Sendable {
+    private let jobs: JobQueue<Context>
 
-    /// Starts the storage thread and builds the stores on it.
+    /// Starts the storage thread and builds the context on it.
     ///
-    /// - Parameter makeStores: Opens the database, migrates it and returns
-    ///   the stores; it runs on the new thread, so the connection never
-    ///   changes threads.
-    /// - Throws: What `makeStores` throws; the thread has then ended.
-    public init(makeStores: @escaping @Sendable () throws -> Stores) throws {
-        let jobs = JobQueue()
-        let thread = Thread { jobs.run(makeStores: makeStores) }
-        thread.name = "swiftlet.storage"
+    /// - Parameters:
+    ///   - name: The thread's name, for debuggers.
+    ///   - open: Opens the database, migrates it and returns the context;
+    ///     it runs on the new thread, so the connection never changes threads.
+    ///   - close: Closes the context's database once the last job has run,
+    ///     on the storage thread.
+    /// - Throws: What `open` throws; the thread has then ended.
+    public init(
+        name: String, open: @escaping @Sendable () throws -> Context,
+        close: @escaping @Sendable (Context) -> Void
+    ) throws {
+        let jobs = JobQueue<Context>()
+        let thread = Thread { jobs.run(open: open, close: close) }
+        thread.name = name
         jobs.start(thread)
         try jobs.waitUntilStarted()
         self.jobs = jobs
@@ -50,16 +60,16 @@ public final class StorageQueue: Sendable {
     /// `StorageQueueError.shutDown`.
     ///
     /// - Parameters:
-    ///   - job: The work; it gets the stores and must not keep them.
+    ///   - job: The work; it gets the context and must not keep it.
     ///   - completion: Receives the result or the error `job` threw; it should
     ///     only hand the result on (to an event loop), because the next job
     ///     waits for it.
     public func submit<Value: Sendable>(
-        _ job: @escaping @Sendable (Stores) throws -> Value,
+        _ job: @escaping @Sendable (Context) throws -> Value,
         completion: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
-        let accepted = jobs.enqueue { stores in
-            completion(Result { try job(stores) })
+        let accepted = jobs.enqueue { context in
+            completion(Result { try job(context) })
         }
         if !accepted {
             completion(.failure(StorageQueueError.shutDown))
@@ -73,12 +83,25 @@ public final class StorageQueue: Sendable {
     ///   wait for itself forever.
     /// - Throws: What `job` throws, or `StorageQueueError.shutDown`.
     public func perform<Value: Sendable>(
-        _ job: @escaping @Sendable (Stores) throws -> Value
+        _ job: @escaping @Sendable (Context) throws -> Value
     ) throws -> Value {
         precondition(!isStorageThread, "StorageQueue.perform called on the storage thread")
         let outcome = Outcome<Value>()
         submit(job) { result in outcome.deliver(result) }
         return try outcome.wait().get()
+    }
+
+    /// Runs `job` on the storage thread and suspends the calling task,
+    /// without blocking its thread, until the result is there; for `async`
+    /// code such as an actor that keeps its data in the database.
+    ///
+    /// - Throws: What `job` throws, or `StorageQueueError.shutDown`.
+    public func perform<Value: Sendable>(
+        _ job: @escaping @Sendable (Context) throws -> Value
+    ) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            submit(job) { result in continuation.resume(with: result) }
+        }
     }
 
     /// Stops accepting jobs, waits until the queued ones have run, then
@@ -101,12 +124,12 @@ public enum StorageQueueError: Error, Sendable, Hashable {
 /// The job list and thread state shared by a `StorageQueue` and its thread.
 ///
 /// `@unchecked Sendable` because every stored `var` is read and written only
-/// between `condition.lock()` and `condition.unlock()`, and the stores never
-/// leave `run(makeStores:)`, which executes on the storage thread alone.
+/// between `condition.lock()` and `condition.unlock()`, and the context never
+/// leaves `run(open:close:)`, which executes on the storage thread alone.
 /// Several threads can wait on `condition` (the storage thread for jobs,
 /// callers of `shutdown()` for the end), so every change wakes them all.
-private final class JobQueue: @unchecked Sendable {
-    typealias Job = @Sendable (Stores) -> Void
+private final class JobQueue<Context>: @unchecked Sendable {
+    typealias Job = @Sendable (Context) -> Void
 
     private enum Phase {
         case starting, running, stopping, stopped
@@ -164,12 +187,12 @@ private final class JobQueue: @unchecked Sendable {
         }
     }
 
-    /// The storage thread's body: build the stores, run jobs until stopped
+    /// The storage thread's body: build the context, run jobs until stopped
     /// and drained, close the database.
-    func run(makeStores: () throws -> Stores) {
-        let stores: Stores
+    func run(open: () throws -> Context, close: (Context) -> Void) {
+        let context: Context
         do {
-            stores = try makeStores()
+            context = try open()
         } catch {
             finish(.stopped, error: error)
             return
@@ -177,9 +200,9 @@ private final class JobQueue: @unchecked Sendable {
         finish(.running, error: nil)
         // Take every queued job at once: one lock round trip per batch.
         while let batch = nextBatch() {
-            for job in batch { job(stores) }
+            for job in batch { job(context) }
         }
-        stores.database?.close()
+        close(context)
         finish(.stopped, error: nil)
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import XMPPStorage
+@testable import SQLiteKit
 
 /// Named migrations: applied once, in order, each in a transaction.
 @Suite struct MigratorTests {
@@ -66,12 +66,5 @@ import Testing
         }
         #expect(error.unknownMigrations == ["0002-future"])
         #expect(try !tableExists("0003-other", in: database), "nothing ran")
-    }
-
-    @Test func theServerSchemaMigratesAnEmptyDatabase() throws {
-        let database = try migratedInMemoryDatabase()
-        #expect(try Storage.migrator.appliedMigrations(in: database) == Storage.migrator.names)
-        #expect(try tableExists("accounts", in: database))
-        #expect(try tableExists("scram_credentials", in: database))
     }
 }

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import XMPPStorage
+@testable import SQLiteKit
 
 /// A database file: WAL, pragmas, and a second connection beside the first.
 @Suite struct DatabaseFileTests {
@@ -191,52 +191,6 @@ import Testing
             let error = try #require(throws: DatabaseError.self) { try Database(path: path) }
             #expect(error.resultCode == .notADatabase)
         }
-    }
-
-    /// The permission bits of the file at `path`.
-    private func mode(of path: String) throws -> Int {
-        try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
-    }
-
-    /// A data directory others may read, as a packaged `/var/lib/swiftlet`
-    /// often is.
-    private func openDataDirectory() throws -> String {
-        let directory = "/tmp/swiftlet-storage-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
-        return directory
-    }
-
-    /// The server's database files, once it has written something.
-    private func openStorageAndWrite(in directory: String) throws -> [String] {
-        let storage = try Storage.open(directory: directory)
-        defer { storage.shutdown() }
-        #expect(try storage.perform { try $0.accounts.createAccount("romeo", credentials: sampleCredentialPair()) })
-        let path = directory + "/" + Storage.fileName
-        let files = [path, path + "-wal", path + "-shm"]
-        for file in files { #expect(FileManager.default.fileExists(atPath: file), "\(file) exists") }
-        return try files.map { file in
-            let mode = try mode(of: file)
-            return mode == 0o600 ? "private" : "\(file): \(String(mode, radix: 8))"
-        }
-    }
-
-    @Test func newDatabaseFilesArePrivateInADirectoryOthersCanRead() throws {
-        let directory = try openDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let modes = try openStorageAndWrite(in: directory)
-        #expect(modes == ["private", "private", "private"])
-    }
-
-    @Test func anExistingDatabaseReadableByOthersIsMadePrivate() throws {
-        let directory = try openDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/" + Storage.fileName
-        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
-        let before = try mode(of: path)
-        #expect(before == 0o644)
-        let modes = try openStorageAndWrite(in: directory)
-        #expect(modes == ["private", "private", "private"])
     }
 
     @Test func aMissingDirectoryCannotBeOpened() throws {

@@ -5,15 +5,16 @@ import Synchronization
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import XMPPServer
 
-/// An event loop with no thread and no I/O: work runs when the test calls
-/// `run()`, and time moves only through `advance(by:)`. Sessions behave as
-/// on a real loop, deterministically.
+/// A `Loop` with no thread and no I/O, for tests and deterministic hosts:
+/// work runs when the owner calls `run()`, and time moves only through
+/// `advance(by:)`. Code on it behaves as on an `EventLoop`, but the same
+/// inputs always give the same order of events (NIO's `EmbeddedEventLoop`
+/// plays this part).
 ///
 /// The "loop thread" is whichever thread created it; `execute` may be
 /// called from any thread (a storage thread, say) and is queued.
-public final class ManualLoop: ServerLoop, @unchecked Sendable {
+public final class ManualLoop: Loop, @unchecked Sendable {
     // @unchecked: `timers` and `current` are touched only on the owning
     // thread (every method that uses them asserts it); `queue` is a Mutex.
     private let owner: pthread_t = pthread_self()
@@ -21,6 +22,7 @@ public final class ManualLoop: ServerLoop, @unchecked Sendable {
     private var timers: [ManualTimer] = []
     private var current: ContinuousClock.Instant = .now
 
+    /// Creates a loop owned by the calling thread, its clock at the present.
     public init() {}
 
     public var inLoop: Bool { pthread_equal(owner, pthread_self()) != 0 }

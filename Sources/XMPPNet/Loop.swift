@@ -1,9 +1,11 @@
-/// What the server needs from an event loop: run work on it, schedule
-/// timers on it, and tell whether the caller is on it.
+/// What code confined to an event loop needs from it: run work on it,
+/// schedule timers on it, and tell whether the caller is on it.
 ///
-/// XMPPNet's `EventLoop` is the real one; tests use a manual loop whose time
-/// only moves when the test says so.
-public protocol ServerLoop: AnyObject, Sendable {
+/// Sessions and connections program against this protocol, not a concrete
+/// loop, as NIO's handlers do against NIOCore's `EventLoop`. `EventLoop` is
+/// the epoll implementation; `ManualLoop` runs without a thread or I/O, its
+/// time moving only when told, for tests and deterministic hosts.
+public protocol Loop: AnyObject, Sendable {
     /// Whether the calling thread is this loop's thread.
     var inLoop: Bool { get }
     /// The loop's monotonic clock.
@@ -20,9 +22,11 @@ public protocol ScheduledWork: AnyObject {
     func cancel()
 }
 
-extension ServerLoop {
+extension Loop {
     /// Traps when called off the loop: loop-confined state is touched only
-    /// from its own thread.
+    /// from its own thread, and a use from elsewhere is a bug in our code,
+    /// not a recoverable condition. Checked in release builds too.
+    @inline(__always)
     public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
         precondition(inLoop, "called off its event loop", file: file, line: line)
     }
@@ -32,14 +36,15 @@ extension ServerLoop {
 /// back there (for example a session captured by a storage completion).
 ///
 /// `@unchecked Sendable` is sound because `value` is reachable only through
-/// `withValue`, which checks that the caller is on `loop`.
+/// `wrapped`, which checks that the caller is on `loop`, and `execute`,
+/// which goes to `loop` first.
 public struct LoopBound<Value>: @unchecked Sendable {
     private let value: Value
     /// The loop the value belongs to.
-    public let loop: any ServerLoop
+    public let loop: any Loop
 
     /// Wraps `value`; call on `loop`.
-    public init(_ value: Value, on loop: any ServerLoop) {
+    public init(_ value: Value, on loop: any Loop) {
         loop.assertInLoop()
         self.value = value
         self.loop = loop
