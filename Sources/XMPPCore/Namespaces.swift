@@ -114,7 +114,8 @@ public enum NS {
     public static let stanzaID = "urn:xmpp:sid:0"
     /// XEP-0363: HTTP File Upload, current namespace.
     public static let httpUpload = "urn:xmpp:http:upload:0"
-    /// XEP-0363: HTTP File Upload, the namespace of versions before 0.3,
-    /// which XMPPFramework still sends (child elements, not attributes).
+    /// XEP-0363: HTTP File Upload, the namespace of versions before 0.3.
+    ///
+    /// COMPAT: XMPPFramework: still sends it (child elements, not attributes).
     public static let httpUploadLegacy = "urn:xmpp:http:upload"
 }

@@ -13,9 +13,9 @@
 /// </error>
 /// ```
 ///
-/// The legacy `code` attribute (XEP-0086) is always written: RFC 6120 no
-/// longer defines it, but XMPPFramework applications and other old clients
-/// still read it. It is ignored when parsing.
+/// COMPAT: XMPPFramework: the legacy `code` attribute (XEP-0086) is always
+/// written: RFC 6120 no longer defines it, but its applications and other
+/// old clients still read it. It is ignored when parsing.
 public struct StanzaError: Error, Sendable, Hashable {
     /// What the entity that sent the failed stanza should do next
     /// (RFC 6120 §8.3.2); the raw value is the `type` attribute.

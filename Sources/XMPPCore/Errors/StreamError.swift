@@ -11,8 +11,8 @@
 /// </stream:error>
 /// ```
 ///
-/// XMPPFramework's reconnect logic stops only on a bare `conflict`, so a
-/// replaced session must get exactly that.
+/// COMPAT: XMPPFramework: its reconnect logic stops only on a bare
+/// `conflict`, so a replaced session must get exactly that.
 public struct StreamError: Error, Sendable, Hashable {
     /// The defined conditions of RFC 6120 §4.9.3; the raw value is the
     /// element name in `urn:ietf:params:xml:ns:xmpp-streams`.

@@ -13,10 +13,12 @@ public struct EffectiveTLSPolicy: Sendable, Equatable, CustomStringConvertible {
     public let reason: String
 
     /// Whether SCRAM-SHA-1 and SCRAM-SHA-256 may run before TLS: exactly
-    /// when TLS is optional. Unchanged XMPPFramework apps only start TLS when
-    /// it is required, and log in with SCRAM-SHA-1, so a loopback-only
-    /// server must accept SCRAM in plaintext. PLAIN is never accepted
-    /// without TLS, whatever the policy.
+    /// when TLS is optional. PLAIN is never accepted without TLS, whatever
+    /// the policy.
+    ///
+    /// COMPAT: XMPPFramework: unchanged apps start TLS only when it is
+    /// required, and log in with SCRAM-SHA-1, so a loopback-only server
+    /// must accept SCRAM in plaintext.
     public var allowsSCRAMWithoutTLS: Bool { requirement == .optional }
 
     /// `optional: every listener is on loopback`.
@@ -35,7 +37,11 @@ public enum CertificateSource: Sendable, Equatable {
 extension ServerConfig {
     /// The TLS policy in force: `tls` itself unless it is `auto`, which is
     /// `required` when any `listen` address is not loopback and `optional`
-    /// when all are (XMPPFRAMEWORK.md "TLS for local development").
+    /// when all are.
+    ///
+    /// COMPAT: XMPPFramework: unchanged apps stay in plaintext when STARTTLS
+    /// is optional, and reject the self-signed certificate when it is
+    /// required (XMPPFRAMEWORK.md "TLS for local development").
     ///
     /// Direct TLS listeners do not count: they always use TLS, so they
     /// expose no plaintext.

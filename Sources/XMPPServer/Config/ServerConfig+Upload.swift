@@ -2,9 +2,10 @@
 /// and the checks of the `http_*` and `upload_*` keys.
 extension ServerConfig {
     /// The name Openfire's HTTP upload plugin answers at, `httpfileupload`
-    /// in front of the domain: XMPPFramework apps written against Openfire
-    /// send their slot requests there without asking disco
-    /// (XMPPFRAMEWORK.md §12).
+    /// in front of the domain.
+    ///
+    /// COMPAT: XMPPFramework: apps written against Openfire send their slot
+    /// requests there without asking disco (XMPPFRAMEWORK.md §12).
     static let openfireUploadPrefix = "httpfileupload."
 
     /// The upload service's address: `upload_service`, or

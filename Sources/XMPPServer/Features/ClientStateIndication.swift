@@ -10,7 +10,7 @@ import XMPPCore
 /// The hold is a delivery filter (`Hooks.onDeliver`): it sees every
 /// stanza on its way to the client.
 ///
-/// COMPAT: XMPPFramework apps send these without checking the stream
+/// COMPAT: XMPPFramework: apps send these without checking the stream
 /// feature, and an unknown top-level element would end the stream, so they
 /// are always accepted.
 public struct ClientStateIndication: ServerFeature {

@@ -176,8 +176,10 @@ public struct HTTPUpload: ServerFeature {
     }
 
     /// `<slot><put url/><get url/></slot>` in `namespace`. No `<header/>`:
-    /// the PUT URL carries its permit, and XMPPFramework would take header
-    /// text into the URL of the old namespace (XMPPFRAMEWORK.md §12).
+    /// the PUT URL carries its permit.
+    ///
+    /// COMPAT: XMPPFramework: URLs in `url=` in the old namespace too, and
+    /// no headers, whose text it would take into the URL (XMPPFRAMEWORK.md §12).
     static func slot(_ namespace: String, put: String, get: String) -> Element {
         var slot = Element("slot", namespace: namespace)
         slot.append(Element("put", namespace: namespace, attributes: ["url": put]))

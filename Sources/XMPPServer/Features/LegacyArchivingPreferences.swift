@@ -1,9 +1,11 @@
 import XMPPCore
 
-/// XEP-0136 (Message Archiving) is not implemented. XMPPFramework asks for
-/// its preferences after login and keeps archiving locally on an error, so
-/// the request gets an explicit `feature-not-implemented`: the namespace is
-/// known, the feature is not there (RFC 6120 §8.3.3.3). Not advertised.
+/// XEP-0136 (Message Archiving) is not implemented. Not advertised.
+///
+/// COMPAT: XMPPFramework: it asks for the preferences after login and
+/// keeps archiving locally on an error, so the request gets an explicit
+/// `feature-not-implemented`: the namespace is known, the feature is not
+/// there (RFC 6120 §8.3.3.3).
 public struct LegacyArchivingPreferences: ServerFeature {
     public init() {}
 

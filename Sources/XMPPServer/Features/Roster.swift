@@ -19,10 +19,12 @@ public struct Roster: ServerFeature {
     }
 
     /// Answers the whole roster with its version, whatever version the
-    /// client says it has. §2.6.3 also allows an empty result when that
-    /// version is current, but XMPPFramework (`-fetchRosterVersion:`) does
-    /// not recognise one and empties its roster.
-    /// The requesting resource becomes interested: it gets pushes from now on.
+    /// client says it has. The requesting resource becomes interested: it
+    /// gets pushes from now on.
+    ///
+    /// COMPAT: XMPPFramework: §2.6.3 also allows an empty result when that
+    /// version is current, but `-fetchRosterVersion:` does not recognise
+    /// one and empties its roster.
     @Sendable private static func get(_ request: IQRequest) throws -> IQAnswer {
         let username = try request.username()
         request.session.state[RosterInterest.self] = true

@@ -4,9 +4,10 @@ import XMPPCore
 /// The router knows no feature: it stamps, resolves, lets the pre-route
 /// hooks veto, dispatches to the hooks, and answers what nobody handled.
 ///
-/// 1. `from` becomes the sender's full JID, whatever the client wrote
-///    (XMPPFramework tutorials send bogus ones; Openfire overwrites them
-///    silently, so do we), and `<delay/>`s claiming the server go.
+/// 1. `from` becomes the sender's full JID, whatever the client wrote,
+///    and `<delay/>`s claiming the server go.
+///    COMPAT: XMPPFramework: tutorial code sends bogus `from`s; Openfire
+///    overwrites them silently, so do we (no `invalid-from`).
 /// 2. `to` is resolved: unparsable is `jid-malformed`; another domain is
 ///    `remote-server-not-found` (no federation) unless a feature serves it
 ///    (`Hooks.serviceDomains`: `upload.localhost`).

@@ -23,8 +23,10 @@ extension ClientSession {
 
     /// Binds the requested resource, or a generated one (RFC 6120 §7.6).
     /// A session already bound to the same full JID is replaced: it gets
-    /// the `conflict` stream error (§7.7.2.2), which is also what stops
-    /// XMPPFramework's reconnect loop on the old device.
+    /// the `conflict` stream error (§7.7.2.2).
+    ///
+    /// COMPAT: XMPPFramework: a bare `conflict` is what stops its reconnect
+    /// loop on the old device.
     private func bind(_ iq: IQ) {
         guard let username else { return }
         guard server.sessions.revocationCount(of: username) == accountRevocations else {

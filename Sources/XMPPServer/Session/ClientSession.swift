@@ -428,8 +428,9 @@ public final class ClientSession {
     // MARK: - Namespaces
 
     /// The scope stanzas are written in: `jabber:client` by default, the
-    /// streams namespace with the conventional `stream:` prefix that
-    /// XMPPFramework matches literally.
+    /// streams namespace with the conventional `stream:` prefix.
+    ///
+    /// COMPAT: XMPPFramework: it matches that prefix literally.
     static let clientScope = XMLNamespaceScope(defaultNamespace: NS.client, prefixes: [NS.streams: "stream"])
 
     /// The shape of the header we send, for writing its closing tag.

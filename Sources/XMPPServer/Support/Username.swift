@@ -4,9 +4,11 @@ import XMPPCore
 /// from the admin commands alike.
 enum Username {
     /// The normalized form of `raw`: a JID localpart (RFC 7622 §3.3, PRECIS
-    /// UsernameCaseMapped), without `,` or `=` — XMPPFramework puts the
-    /// username in SCRAM's `n=` unescaped, so such an account could never
-    /// log in from it.
+    /// UsernameCaseMapped), without `,` or `=`.
+    ///
+    /// COMPAT: XMPPFramework: it puts the username in SCRAM's `n=`
+    /// unescaped, so such an account could never log in from it.
+    ///
     /// - Throws: `not-acceptable`, with the reason as text.
     static func normalize(_ raw: String, domain: String) throws(StanzaError) -> String {
         guard !raw.contains(","), !raw.contains("=") else {

@@ -100,8 +100,9 @@ extension MessageArchive {
     /// The store query a `<query/>` asks for: its form (XEP-0313 §4.1) and
     /// RSM set (§4.3).
     ///
-    /// Lenient where XMPPFramework and others are sloppy: fields without a
-    /// `type`, a form without `FORM_TYPE`, empty fields (ignored).
+    /// COMPAT: XMPPFramework: lenient where it and others are sloppy:
+    /// fields without a `type`, a form without `FORM_TYPE`, empty fields
+    /// (ignored).
     ///
     /// - Throws: `bad-request` for a malformed value, a foreign
     ///   `FORM_TYPE`, or `<before/>` with `<after/>`;
