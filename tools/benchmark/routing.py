@@ -89,18 +89,22 @@ def parse_arguments():
 
 class RoutingSwiftletd(servers.Swiftletd):
     """swiftletd as in servers.py, with a config file that raises the
-    offline quota (default 1000) so that the offline phase fits (Prosody
-    has no quota; ejabberd's is raised the same way), sets `threads`, and
+    offline quota (default 1000) when the offline phase needs more (Prosody
+    has no quota; ejabberd's is raised the same way), with the stream
+    management bound above it as the server requires, sets `threads`, and
     with `archive=False` turns the message archive off (it is on by
     default), as the server `swiftletd-noarchive`."""
 
-    def __init__(self, directory, binary, threads, archive=True):
+    def __init__(self, directory, binary, threads, offline, archive=True):
         super().__init__(directory, binary)
         self.archive = archive
         self.name = "swiftletd" if archive else "swiftletd-noarchive"
         self.config_path = os.path.join(directory, "swiftletd.conf")
+        quota = max(1000, offline)
         with open(self.config_path, "w") as config:
-            config.write(f"offline_quota = 1000000\nthreads = {threads}\narchive = {'on' if archive else 'off'}\n")
+            config.write(
+                f"offline_quota = {quota}\nsm_max_unacked = {max(5000, quota + 1000)}\n"
+                f"threads = {threads}\narchive = {'on' if archive else 'off'}\n")
 
     def command(self):
         return super().command() + ["--config", self.config_path]
@@ -264,7 +268,8 @@ async def run(arguments, workdir, report, started):
         directory = os.path.join(workdir, name)
         if name in ("swiftletd", "swiftletd-noarchive"):
             chosen.append(RoutingSwiftletd(
-                directory, arguments.swiftletd, arguments.swiftletd_threads, archive=name == "swiftletd"))
+                directory, arguments.swiftletd, arguments.swiftletd_threads, arguments.offline,
+                archive=name == "swiftletd"))
         elif name == "prosody":
             chosen.append(servers.Prosody(directory))
         elif name == "prosody-mam":
