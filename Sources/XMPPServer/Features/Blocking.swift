@@ -21,7 +21,7 @@ import XMPPStorage
 public struct Blocking: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.advertise(NS.blocking)
         hooks.onPreRoute(Self.intercept)
         hooks.onAuthenticated(Self.load)

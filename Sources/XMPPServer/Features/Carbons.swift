@@ -31,12 +31,13 @@ public struct Carbons: ServerFeature {
         static let initialValue = false
     }
 
-    /// Whether a routed message gets carbons (§6), noted before delivery.
-    enum Eligible: FeatureStateKey {
+    /// Whether a routed message carried `<private/>`, which delivery no
+    /// longer shows (§9): it gets no copies.
+    enum WasPrivate: FeatureStateKey {
         static let initialValue = false
     }
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.advertise(NS.carbons)
         // §5, §10.1: enabling or disabling again is no error.
         hooks.onIQ(.set, NS.carbons, "enable", to: [.account]) { request in
@@ -73,14 +74,16 @@ public struct Carbons: ServerFeature {
         }
     }
 
-    /// §8, §9: removes `<private/>`, notes whether the message is eligible,
-    /// and sends a `<sent/>` copy to each of the sender's other resources
-    /// with carbons on.
+    /// §8, §9: removes `<private/>` (noting that it was there), and sends
+    /// a `<sent/>` copy of an eligible message to each of the sender's
+    /// other resources with carbons on.
     private static func copySent(_ routed: inout RoutedMessage) {
         let (isEligible, isPrivate) = eligibility(of: routed.element)
-        if isPrivate { routed.element.removeChildren("private", namespace: NS.carbons) }
+        if isPrivate {
+            routed.element.removeChildren("private", namespace: NS.carbons)
+            routed.notes[WasPrivate.self] = true
+        }
         guard isEligible else { return }
-        routed.notes[Eligible.self] = true
         var original = routed.element
         if original[attribute: "to"] == nil { original[attribute: "to"] = routed.recipient.description }
         send("sent", original, of: routed.sender.bare, skipping: [routed.sender], server: routed.server)
@@ -89,7 +92,8 @@ public struct Carbons: ServerFeature {
     /// §7: a `<received/>` copy of a delivered message, for each of the
     /// user's other resources with carbons on.
     @Sendable private static func copyReceived(_ delivery: MessageDelivered) {
-        guard delivery.message.notes[Eligible.self] else { return }
+        let message = delivery.message
+        guard !message.notes[WasPrivate.self], eligibility(of: message.element).isEligible else { return }
         send("received", delivery.message.element, of: delivery.user, skipping: delivery.resources, server: delivery.message.server)
     }
 

@@ -26,7 +26,7 @@ public struct ClientStateIndication: ServerFeature {
         static let initialValue = HeldPresence()
     }
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.streamFeature { session in
             session.phase == .authenticated ? Element("csi", namespace: NS.csi) : nil
         }

@@ -12,7 +12,7 @@ import XMPPCore
 public struct Disco: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         for feature in [NS.discoInfo, NS.discoItems] {
             hooks.advertise(feature)
             hooks.advertiseOnAccount(feature)

@@ -7,7 +7,7 @@ import XMPPCore
 public struct EntityTime: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.advertise(NS.time)
         hooks.onIQ(.get, NS.time, "time", to: [.host]) { _ in
             .result(Self.time(at: Date(), in: .current))

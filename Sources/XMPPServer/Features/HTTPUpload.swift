@@ -43,7 +43,7 @@ public struct HTTPUpload: ServerFeature {
         enabled = config.upload.enabled
     }
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         for address in addresses { hooks.addServiceDomain(address) }
         guard enabled else { return }
         let services = addresses.map(IQTarget.service)

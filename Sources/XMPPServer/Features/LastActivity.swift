@@ -18,7 +18,7 @@ import XMPPStorage
 public struct LastActivity: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.advertise(NS.last)
         hooks.advertiseOnAccount(NS.last)
         hooks.onIQ(.get, NS.last, "query", to: [.host]) { request in

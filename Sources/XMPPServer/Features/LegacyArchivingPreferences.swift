@@ -9,7 +9,7 @@ import XMPPCore
 public struct LegacyArchivingPreferences: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         for type in [IQ.IQType.get, .set] {
             hooks.onIQ(type, NS.archive, "pref", to: [.account]) { _ in
                 throw StanzaError(.featureNotImplemented, text: "message archiving (XEP-0136) is not supported")

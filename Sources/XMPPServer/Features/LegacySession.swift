@@ -6,7 +6,7 @@ import XMPPCore
 public struct LegacySession: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.onIQ(.set, NS.session, "session", to: [.host, .account]) { _ in
             .result()
         }

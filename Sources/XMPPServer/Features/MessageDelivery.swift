@@ -20,7 +20,7 @@ import XMPPCore
 public struct MessageDelivery: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.onMessage(to: [.bare, .full]) { message in
             Self.deliver(message)
             return .handled

@@ -13,7 +13,7 @@ import XMPPStorage
 public struct OfflineMessages: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.onMessageOffline { undelivered in
             if let sender = undelivered.waitingSender {
                 Self.store(undelivered.message, for: undelivered.user, from: sender)

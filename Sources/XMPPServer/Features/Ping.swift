@@ -5,7 +5,7 @@ import XMPPCore
 public struct Ping: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.advertise(NS.ping)
         hooks.onIQ(.get, NS.ping, "ping", to: [.host, .account]) { request in
             .result()

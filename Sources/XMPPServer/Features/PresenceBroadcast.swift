@@ -21,7 +21,7 @@ public struct PresenceBroadcast: ServerFeature {
         static let initialValue: Set<JID> = []
     }
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.onPresence([.broadcast]) { presence in
             Self.broadcast(presence)
             return .handled

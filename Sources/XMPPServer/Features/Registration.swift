@@ -7,7 +7,7 @@ import XMPPCore
 public struct Registration: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.advertise(NS.register)
         hooks.streamFeature { session in
             guard session.phase == .negotiating, session.registrationIsOpen,

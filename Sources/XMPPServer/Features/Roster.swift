@@ -10,7 +10,7 @@ import XMPPStorage
 public struct Roster: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.streamFeature { session in
             session.phase == .authenticated ? Element("ver", namespace: NS.rosterVersioning) : nil
         }

@@ -15,7 +15,7 @@ public struct SoftwareVersion: ServerFeature {
         self.reply = reply
     }
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         guard reply != .off else { return }
         hooks.advertise(NS.version)
         let query = Self.query(reply)

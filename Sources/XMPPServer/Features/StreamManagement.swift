@@ -11,7 +11,7 @@ import XMPPCore
 public struct StreamManagement: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.streamFeature { session in
             session.phase == .authenticated ? Element("sm", namespace: NS.sm) : nil
         }

@@ -17,7 +17,7 @@ import XMPPStorage
 public struct Subscriptions: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         // §3.4: pre-approvals are honoured.
         hooks.streamFeature { session in
             session.phase == .authenticated ? Element("sub", namespace: NS.preApproval) : nil

@@ -19,7 +19,7 @@ import XMPPStorage
 public struct VCardTemp: ServerFeature {
     public init() {}
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.advertise(NS.vcard)
         hooks.advertiseOnAccount(NS.vcard)
         hooks.onIQ(.get, NS.vcard, "vCard", to: [.account, .user], Self.get)

@@ -4,7 +4,7 @@ import XMPPCore
 /// (Prosody's modules, in typed form).
 public protocol ServerFeature: Sendable {
     /// Registers the feature's handlers, disco features and stream features.
-    func install(_ hooks: inout Hooks)
+    func install(_ hooks: Hooks)
 }
 
 /// Whom an IQ is addressed to, as the router resolved it.
@@ -85,7 +85,12 @@ public typealias IQHandler = @Sendable (IQRequest) throws -> IQAnswer
 
 /// What the features installed: handlers by event, disco features, stream
 /// features. Built once at start, then shared read-only by every loop.
-public struct Hooks: Sendable {
+///
+/// A class, so that the routing path reaches its tables without copying
+/// them. `@unchecked Sendable` is sound because it changes only while
+/// `init` runs the features' `install` (each installing method checks
+/// that), before any loop can see it.
+public final class Hooks: @unchecked Sendable {
     private struct IQKey: Hashable {
         var type: IQ.IQType
         var namespace: String
@@ -114,7 +119,9 @@ public struct Hooks: Sendable {
     var presenceHandlers: [PresenceTarget: [Prioritized<@Sendable (RoutedPresence) -> Handling>]] = [:]
     var offlineHandlers: [Prioritized<@Sendable (UndeliveredMessage) -> Handling>] = []
     var deliveryFilters: [@Sendable (Element, ClientSession) -> Handling] = []
-    var eventObservers: [ObjectIdentifier: [Prioritized<@Sendable (Any) -> Void>]] = [:]
+    /// By event type: that type's `[Prioritized<@Sendable (Event) -> Void>]`,
+    /// kept sorted as observers are added (`on`).
+    var eventObservers: [ObjectIdentifier: any Sendable] = [:]
     /// How many handlers were installed, to keep install order among
     /// handlers of one priority.
     var installed = 0
@@ -135,34 +142,47 @@ public struct Hooks: Sendable {
 
     /// Creates hooks with `features` installed.
     public init(_ features: [any ServerFeature]) {
-        for feature in features { feature.install(&self) }
+        for feature in features { feature.install(self) }
         sortByPriority()
         discoFeatures.sort()
         accountDiscoFeatures.sort()
+        isInstalling = false
+    }
+
+    /// True until `init` has installed every feature.
+    private var isInstalling = true
+
+    /// Traps when a handler is installed after the server started.
+    func checkInstalling(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(isInstalling, "hooks are installed only by ServerFeature.install", file: file, line: line)
     }
 
     // MARK: - Installing
 
     /// Lists `feature` in the server's disco#info.
-    public mutating func advertise(_ feature: String) {
+    public func advertise(_ feature: String) {
+        checkInstalling()
         if !discoFeatures.contains(feature) { discoFeatures.append(feature) }
     }
 
     /// Lists `feature` in the disco#info of every account (XEP-0030 §3.1:
     /// what the server answers on behalf of a bare JID).
-    public mutating func advertiseOnAccount(_ feature: String) {
+    public func advertiseOnAccount(_ feature: String) {
+        checkInstalling()
         if !accountDiscoFeatures.contains(feature) { accountDiscoFeatures.append(feature) }
     }
 
     /// Lists `identity` in the disco#info of every account, after
     /// `account/registered` (XEP-0163 §6.1: `pubsub/pep`).
-    public mutating func advertiseIdentityOnAccount(_ identity: DiscoIdentity) {
+    public func advertiseIdentityOnAccount(_ identity: DiscoIdentity) {
+        checkInstalling()
         if !accountDiscoIdentities.contains(identity) { accountDiscoIdentities.append(identity) }
     }
 
     /// Lists `item` in the server's disco#items (XEP-0030 §4.1: "the
     /// server SHOULD list the services it hosts").
-    public mutating func advertiseItem(_ item: DiscoItem) {
+    public func advertiseItem(_ item: DiscoItem) {
+        checkInstalling()
         if !discoItems.contains(item) { discoItems.append(item) }
     }
 
@@ -170,16 +190,18 @@ public struct Hooks: Sendable {
     /// server's to answer (an IQ nobody handles gets `service-unavailable`),
     /// not `remote-server-not-found`. `onIQ(_:_:_:to:_:)` with a
     /// `.service` target does this itself.
-    public mutating func addServiceDomain(_ domain: String) {
+    public func addServiceDomain(_ domain: String) {
+        checkInstalling()
         serviceDomains.insert(domain.lowercased())
     }
 
     /// Handles IQs of `type` whose payload is `name` in `namespace`,
     /// addressed to any of `targets`.
-    public mutating func onIQ(
+    public func onIQ(
         _ type: IQ.IQType, _ namespace: String, _ name: String, to targets: [IQTarget],
         _ handler: @escaping IQHandler
     ) {
+        checkInstalling()
         for target in targets {
             if case .service(let domain) = target { addServiceDomain(domain) }
             let key = IQKey(type: type, namespace: namespace, name: name, target: target)
@@ -189,15 +211,17 @@ public struct Hooks: Sendable {
     }
 
     /// Handles a top-level non-stanza element (CSI, stream management).
-    public mutating func onNonza(
+    public func onNonza(
         _ namespace: String, _ name: String, _ handler: @escaping @Sendable (Element, ClientSession) -> Void
     ) {
+        checkInstalling()
         nonzaHandlers[NonzaKey(namespace: namespace, name: name)] = handler
     }
 
     /// Adds to `<stream:features/>` what `provider` returns for a session's
     /// current state (nil for nothing).
-    public mutating func streamFeature(_ provider: @escaping @Sendable (ClientSession) -> Element?) {
+    public func streamFeature(_ provider: @escaping @Sendable (ClientSession) -> Element?) {
+        checkInstalling()
         streamFeatureProviders.append(provider)
     }
 
@@ -205,24 +229,28 @@ public struct Hooks: Sendable {
     /// before the client can bind: a handler that loads per-user state
     /// with `ClientSession.withStorage` holds the session's input, binding
     /// included, until the state is there.
-    public mutating func onAuthenticated(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+    public func onAuthenticated(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+        checkInstalling()
         authenticatedHandlers.append(handler)
     }
 
     /// Runs `handler` when a session binds a resource.
-    public mutating func onSessionBound(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+    public func onSessionBound(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+        checkInstalling()
         boundHandlers.append(handler)
     }
 
     /// Runs `handler` when a session ends, however it ends.
-    public mutating func onSessionEnded(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+    public func onSessionEnded(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+        checkInstalling()
         endedHandlers.append(handler)
     }
 
     /// Runs `handler` on each available or unavailable presence a bound
     /// session broadcasts (no `to`, RFC 6121 §4.2, §4.4, §4.5), once the
     /// resource's availability is recorded: it observes, it cannot stop it.
-    public mutating func onBroadcastPresence(_ handler: @escaping @Sendable (Presence, ClientSession) -> Void) {
+    public func onBroadcastPresence(_ handler: @escaping @Sendable (Presence, ClientSession) -> Void) {
+        checkInstalling()
         broadcastPresenceHandlers.append(handler)
     }
 
@@ -230,13 +258,15 @@ public struct Hooks: Sendable {
     /// the server's domain: the answers to requests the server sent. A
     /// handler returns true when the answer was its own; the others are
     /// dropped (RFC 6120 §8.2.3: no answer to an answer).
-    public mutating func onIQResponse(_ handler: @escaping @Sendable (IQ, ClientSession) -> Bool) {
+    public func onIQResponse(_ handler: @escaping @Sendable (IQ, ClientSession) -> Bool) {
+        checkInstalling()
         responseHandlers.append(handler)
     }
 
     /// Runs `handler` once, on the loop, when the server starts, before
     /// any client can connect: for loading state and starting timers.
-    public mutating func onStart(_ handler: @escaping @Sendable (ServerContext) -> Void) {
+    public func onStart(_ handler: @escaping @Sendable (ServerContext) -> Void) {
+        checkInstalling()
         startHandlers.append(handler)
     }
 

@@ -86,16 +86,19 @@ public struct AccountDeleted: ServerEvent {
 extension Hooks {
     /// Runs `observer` whenever an event of type `Event` is fired, by
     /// priority (higher first), then in install order.
-    public mutating func on<Event: ServerEvent>(
+    public func on<Event: ServerEvent>(
         _ event: Event.Type, priority: Int = 0, _ observer: @escaping @Sendable (Event) -> Void
     ) {
-        let entry = prioritized(priority, { @Sendable (event: Any) in observer(event as! Event) })
-        eventObservers[ObjectIdentifier(event), default: []].append(entry)
+        let entry = prioritized(priority, observer)
+        var observers = eventObservers[ObjectIdentifier(event)].map { $0 as! [Prioritized<@Sendable (Event) -> Void>] } ?? []
+        observers.append(entry)
+        eventObservers[ObjectIdentifier(event)] = observers.sorted { $0.runs(before: $1) }
     }
 
     /// Tells the observers of `event`'s type.
     public func fire<Event: ServerEvent>(_ event: Event) {
         guard let observers = eventObservers[ObjectIdentifier(Event.self)] else { return }
-        for entry in observers { entry.handler(event) }
+        // Stored by `on` under this type's identifier, with this type.
+        for entry in observers as! [Prioritized<@Sendable (Event) -> Void>] { entry.handler(event) }
     }
 }

@@ -15,6 +15,11 @@ struct Prioritized<Handler: Sendable>: Sendable {
     var priority: Int
     var order: Int
     var handler: Handler
+
+    /// Whether this handler runs before `other`.
+    func runs(before other: Self) -> Bool {
+        (priority, -order) > (other.priority, -other.order)
+    }
 }
 
 /// Any stanza from a bound session, before it is routed (`Hooks.onPreRoute`).
@@ -123,7 +128,7 @@ extension Hooks {
     /// routed (Prosody's `pre-*` events): `.handled` stops it (the handler
     /// answered or dropped it), `.passed` lets it on. XEP-0191 blocking
     /// is one.
-    public mutating func onPreRoute(priority: Int = 0, _ handler: @escaping @Sendable (RoutedStanza) -> Handling) {
+    public func onPreRoute(priority: Int = 0, _ handler: @escaping @Sendable (RoutedStanza) -> Handling) {
         preRouteHandlers.append(prioritized(priority, handler))
     }
 
@@ -131,7 +136,7 @@ extension Hooks {
     /// until one returns `.handled`. A handler may change the message for
     /// those after it. A message nobody handles gets `service-unavailable`
     /// if it is chat or normal, and is dropped otherwise.
-    public mutating func onMessage(
+    public func onMessage(
         to targets: [MessageTarget], priority: Int = 0,
         _ handler: @escaping @Sendable (inout RoutedMessage) -> Handling
     ) {
@@ -143,7 +148,7 @@ extension Hooks {
 
     /// Runs `handler` on presence of each of `targets`, in priority order,
     /// until one returns `.handled`; presence nobody handles is dropped.
-    public mutating func onPresence(
+    public func onPresence(
         _ targets: [PresenceTarget], priority: Int = 0, _ handler: @escaping @Sendable (RoutedPresence) -> Handling
     ) {
         for target in targets {
@@ -155,7 +160,7 @@ extension Hooks {
     /// Runs `handler` on a message that no resource can take (Prosody's
     /// `message/offline/handle`), in priority order until one returns
     /// `.handled`; if none does, a waiting sender gets `service-unavailable`.
-    public mutating func onMessageOffline(
+    public func onMessageOffline(
         priority: Int = 0, _ handler: @escaping @Sendable (UndeliveredMessage) -> Handling
     ) {
         offlineHandlers.append(prioritized(priority, handler))
@@ -164,26 +169,27 @@ extension Hooks {
     /// Runs `filter` on each stanza just before it is written to a client
     /// (`ClientSession.deliver`): `.handled` keeps it back (the filter sends
     /// it later, or never). Filters run in install order.
-    public mutating func onDeliver(_ filter: @escaping @Sendable (Element, ClientSession) -> Handling) {
+    public func onDeliver(_ filter: @escaping @Sendable (Element, ClientSession) -> Handling) {
+        checkInstalling()
         deliveryFilters.append(filter)
     }
 
-    mutating func prioritized<Handler>(_ priority: Int, _ handler: Handler) -> Prioritized<Handler> {
+    func prioritized<Handler>(_ priority: Int, _ handler: Handler) -> Prioritized<Handler> {
+        checkInstalling()
         defer { installed += 1 }
         return Prioritized(priority: priority, order: installed, handler: handler)
     }
 
-    /// Puts every handler list in firing order; `init` calls it once the
-    /// features are installed.
-    mutating func sortByPriority() {
+    /// Puts every stanza handler list in firing order; `init` calls it once
+    /// the features are installed.
+    func sortByPriority() {
         func sorted<Handler>(_ list: [Prioritized<Handler>]) -> [Prioritized<Handler>] {
-            list.sorted { ($0.priority, -$0.order) > ($1.priority, -$1.order) }
+            list.sorted { $0.runs(before: $1) }
         }
         preRouteHandlers = sorted(preRouteHandlers)
         messageHandlers = messageHandlers.mapValues(sorted)
         presenceHandlers = presenceHandlers.mapValues(sorted)
         offlineHandlers = sorted(offlineHandlers)
-        eventObservers = eventObservers.mapValues(sorted)
     }
 
     // MARK: - Firing

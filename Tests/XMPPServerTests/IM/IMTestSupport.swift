@@ -3,9 +3,11 @@ import XMPPServer
 import XMPPTestSupport
 
 /// A server with romeo (orchard) and juliet (balcony), both logged in and
-/// not yet available.
-func romeoAndJuliet(config: ServerConfig = ServerConfig()) throws -> (TestServer, TestClient, TestClient) {
-    let server = try TestServer(config: config)
+/// not yet available; `extraFeatures` are installed after the standard ones.
+func romeoAndJuliet(
+    config: ServerConfig = ServerConfig(), extraFeatures: [any ServerFeature] = []
+) throws -> (TestServer, TestClient, TestClient) {
+    let server = try TestServer(config: config, extraFeatures: extraFeatures)
     try server.addUser("romeo", password: "pw")
     try server.addUser("juliet", password: "pw")
     let romeo = server.connect()

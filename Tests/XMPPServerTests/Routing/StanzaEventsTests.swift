@@ -7,7 +7,7 @@ import XMPPTestSupport
 /// and presence with presence: a feature the router knows nothing of,
 /// found only through the hooks it installs.
 private struct EchoService: ServerFeature {
-    func install(_ hooks: inout Hooks) {
+    func install(_ hooks: Hooks) {
         hooks.onMessage(to: [.service("echo.localhost")]) { message in
             guard let body = message.element.childText("body"), body != "ignore me" else { return .passed }
             var echo = Element("message", namespace: NS.client, attributes: ["from": "echo.localhost", "type": "chat"])
@@ -27,7 +27,7 @@ private struct EchoService: ServerFeature {
 /// Stamps messages to bare JIDs before delivery, and keeps back (takes)
 /// the ones whose body is "swallow".
 private struct Stamper: ServerFeature {
-    func install(_ hooks: inout Hooks) {
+    func install(_ hooks: Hooks) {
         hooks.onMessage(to: [.bare], priority: 20) { message in
             message.element.childText("body") == "swallow" ? .handled : .passed
         }
@@ -50,7 +50,7 @@ private struct ObservedEvent: ServerEvent {}
 
 private struct Observers: ServerFeature {
     let calls: Calls
-    func install(_ hooks: inout Hooks) {
+    func install(_ hooks: Hooks) {
         hooks.on(ObservedEvent.self) { _ in calls.names.append("default, first") }
         hooks.on(ObservedEvent.self, priority: 5) { _ in calls.names.append("high") }
         hooks.on(ObservedEvent.self) { _ in calls.names.append("default, second") }
@@ -61,7 +61,7 @@ private struct Broken: Error {}
 
 /// IQ handlers in each way they may answer.
 private struct Answers: ServerFeature {
-    func install(_ hooks: inout Hooks) {
+    func install(_ hooks: Hooks) {
         hooks.onIQ(.get, "urn:example:answers", "refuse", to: [.host]) { _ in
             throw StanzaError(.notAcceptable, text: "refused on purpose")
         }
@@ -83,13 +83,7 @@ private struct Answers: ServerFeature {
 /// fallback for what nobody takes, typed events, and the IQ answer contract.
 @Suite struct StanzaEventsTests {
     private func pair(extra: [any ServerFeature]) throws -> (TestServer, TestClient, TestClient) {
-        let server = try TestServer(extraFeatures: extra)
-        try server.addUser("romeo", password: "pw")
-        try server.addUser("juliet", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw", resource: "orchard")
-        let juliet = server.connect()
-        try juliet.login("juliet", "pw", resource: "balcony")
+        let (server, romeo, juliet) = try romeoAndJuliet(extraFeatures: extra)
         juliet.send("<presence/>")
         _ = romeo.receiveElements()
         _ = juliet.receiveElements()

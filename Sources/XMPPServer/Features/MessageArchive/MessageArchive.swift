@@ -55,7 +55,7 @@ public struct MessageArchive: ServerFeature {
         self.policy = ArchivePolicy(defaultRule: settings.defaultRule)
     }
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.advertiseOnAccount(NS.mam)
         hooks.advertiseOnAccount(Self.extendedFeature)
         hooks.advertiseOnAccount(NS.stanzaID)

@@ -55,7 +55,7 @@ public struct PEP: ServerFeature {
         caps = EntityCapsTracker(capacity: capsCacheSize)
     }
 
-    public func install(_ hooks: inout Hooks) {
+    public func install(_ hooks: Hooks) {
         hooks.advertiseIdentityOnAccount(DiscoIdentity(category: "pubsub", type: "pep"))
         for feature in Self.features { hooks.advertiseOnAccount(NS.pubsub + "#" + feature) }
         for type in [IQ.IQType.get, .set] {
