@@ -12,7 +12,7 @@ import XMPPNet
 /// beyond the system libraries.
 ///
 /// Mutable state is touched only on the loop's thread; `run` hops there.
-final class HTTPTransfer: TCPConnectionHandler, @unchecked Sendable {
+final class HTTPTransfer: ByteTransportDelegate, @unchecked Sendable {
     /// What came back.
     struct Response: Sendable {
         /// The status code, such as 201.

@@ -12,7 +12,7 @@ import XMPPNet
 ///
 /// Every mutable property is touched only on `loop`'s thread; the public
 /// methods hop there, which is what makes the `@unchecked Sendable` sound.
-final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
+final class StreamTransport: ByteTransportDelegate, @unchecked Sendable {
     /// Parsed stream events in arrival order. Ends when the connection
     /// closes: normally after an orderly close, or with the error that ended
     /// it (`XMPPClientError`).
@@ -175,7 +175,7 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
         connection?.close()
     }
 
-    // MARK: - TCPConnectionHandler
+    // MARK: - ByteTransportDelegate
 
     func didRead(bytes: UnsafeRawBufferPointer) {
         rearmReadTimer()

@@ -1,21 +1,6 @@
 import XMPPCore
 import XMPPNet
 
-/// What an `HTTPConnection` needs from its socket: XMPPNet's TCP connection
-/// (`HTTPServer`'s adapter), or an in-memory double in tests.
-protocol HTTPTransport: AnyObject {
-    /// Queues a copy of `bytes` for the peer.
-    func write(_ bytes: UnsafeRawBufferPointer)
-    /// Sends what is queued, then closes.
-    func close()
-    /// Stops delivering received bytes until `resumeReading()`.
-    func pauseReading()
-    /// Delivers received bytes again.
-    func resumeReading()
-    /// Bytes written but not yet taken by the kernel.
-    var bufferedByteCount: Int { get }
-}
-
 /// Where a request body goes (an upload's file), fed on the loop.
 protocol HTTPBodySink: AnyObject {
     /// Takes the next bytes of the body.
@@ -94,7 +79,7 @@ final class HTTPConnection {
     /// The most body bytes read and dropped after an early error answer.
     static let discardLimit = 1 << 20
 
-    private weak var transport: (any HTTPTransport)?
+    private weak var transport: (any ByteTransport)?
     private let loop: any Loop
     private let responder: any HTTPResponder
     private let tls: TLSSession?
@@ -114,7 +99,7 @@ final class HTTPConnection {
     /// Creates the connection's HTTP side; with `tls`, the connection is
     /// HTTPS from its first byte.
     init(
-        transport: any HTTPTransport, loop: any Loop, responder: any HTTPResponder, tls: TLSSession?,
+        transport: any ByteTransport, loop: any Loop, responder: any HTTPResponder, tls: TLSSession?,
         timeout: Duration, limits: HTTPRequestParser.Limits = .init(), log: Logger
     ) {
         self.transport = transport
@@ -288,7 +273,7 @@ final class HTTPConnection {
     /// under `sendWindow`.
     private func pump(_ source: FileSource) {
         if fileBuffer.isEmpty { fileBuffer = [UInt8](repeating: 0, count: 64 << 10) }
-        while source.remaining > 0, let transport, transport.bufferedByteCount < Self.sendWindow {
+        while source.remaining > 0, let transport, transport.queuedByteCount < Self.sendWindow {
             let wanted = min(source.remaining, fileBuffer.count)
             let count = fileBuffer.withUnsafeMutableBytes {
                 UploadFiles.readSome(source.descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]))
@@ -373,4 +358,10 @@ final class HTTPConnection {
             }
         }
     }
+}
+
+extension HTTPConnection: ByteTransportDelegate {
+    func didRead(bytes: UnsafeRawBufferPointer) { receive(bytes) }
+    func didDrain() { transportDidDrain() }
+    func didClose(error: IOError?) { transportClosed() }
 }

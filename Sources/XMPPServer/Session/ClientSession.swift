@@ -2,33 +2,6 @@ import XMPPCore
 import XMPPNet
 import XMPPStorage
 
-/// What a client session needs from its connection. XMPPNet's TCP connection
-/// is the real one; tests use an in-memory transport.
-public protocol SessionTransport: AnyObject {
-    /// The session the transport hands what it reads, and its closing, to.
-    /// Stream resumption (XEP-0198) moves a connection to the session it
-    /// resumes; nil once the session is done with the connection.
-    var session: ClientSession? { get set }
-    /// Queues bytes for the peer.
-    func write(_ bytes: [UInt8])
-    /// Bytes written and still waiting to be sent (beyond what the kernel
-    /// took), which grows while the peer does not read.
-    var queuedByteCount: Int { get }
-    /// Flushes what is queued, then closes.
-    func close()
-    /// Stops delivering received bytes until `resumeReading()`.
-    func pauseReading()
-    /// Delivers received bytes again.
-    func resumeReading()
-    /// The peer's address and port, for logs.
-    var peerAddress: String { get }
-    /// The peer's IP address without the port, for per-address throttling.
-    var peerHost: String { get }
-    /// Whether the peer connects over loopback (exempt from registration
-    /// throttling by default).
-    var peerIsLoopback: Bool { get }
-}
-
 /// One client-to-server stream (RFC 6120), from the first byte to the
 /// close: negotiation (STARTTLS, SASL, binding), then stanzas to the router.
 ///
