@@ -21,7 +21,7 @@ final class StreamTransport: ByteTransportDelegate, @unchecked Sendable {
     private let loop: EventLoop
     private let continuation: AsyncThrowingStream<XMLStreamEvent, any Error>.Continuation
     private var connection: TCPConnection?
-    private var tls: TLSSession?
+    private var tls: SecureChannel?
     private var handshake: CheckedContinuation<Void, any Error>?
     private let parser = XMLStreamParser(limits: .init(maxStanzaSize: 16 << 20, maxTokenSize: 1 << 20))
     /// Closes the connection when the server stays silent this long.
@@ -98,7 +98,7 @@ final class StreamTransport: ByteTransportDelegate, @unchecked Sendable {
         guard let connection, connection.isOpen else { return }
         guard let tls else { return connection.write(bytes) }
         do {
-            connection.write(try tls.seal(bytes))
+            try tls.send(bytes)
         } catch {
             fail(.tls("\(error)"))
         }
@@ -129,10 +129,10 @@ final class StreamTransport: ByteTransportDelegate, @unchecked Sendable {
                     return done.resume(throwing: error)
                 }
                 self.parser.reset()
-                let session = TLSSession(context: context)
-                self.tls = session
                 self.handshake = done
-                connection.write(session.takeOutput())
+                self.tls = SecureChannel(TLSSession(context: context)) { [unowned self] in
+                    self.connection?.write($0)
+                }
             }
         }
     }
@@ -160,7 +160,6 @@ final class StreamTransport: ByteTransportDelegate, @unchecked Sendable {
         loop.execute {
             if !finalBytes.isEmpty { self.write(finalBytes) }
             self.tls?.close()
-            if let output = self.tls?.takeOutput(), !output.isEmpty { self.connection?.write(output) }
             self.connection?.close(afterFlush: true)
         }
     }
@@ -182,13 +181,11 @@ final class StreamTransport: ByteTransportDelegate, @unchecked Sendable {
         guard let tls else { return deliver(parser.feed(bytes)) }
         let plaintext: [UInt8]
         do {
-            let opened = try tls.open(bytes)
-            plaintext = opened.plaintext
-            if !opened.reply.isEmpty { connection?.write(opened.reply) }
+            plaintext = try tls.receive(bytes)
         } catch {
             return fail(.tls("\(error)"))
         }
-        if tls.isHandshakeComplete, let handshake {
+        if tls.session.isHandshakeComplete, let handshake {
             self.handshake = nil
             handshake.resume()
         }

@@ -46,8 +46,8 @@ extension HTTPRequestHead {
 /// or its body stalls for `timeout`; a download whose client stops reading
 /// for `timeout` is cut off.
 ///
-/// Confined to the loop; TLS (HTTPS) through the same memory-BIO
-/// `TLSSession` the XMPP sessions use.
+/// Confined to the loop; TLS (HTTPS) through the same `SecureChannel` the
+/// XMPP sessions use.
 final class HTTPConnection {
     private enum State {
         case readingHead(HTTPRequestParser)
@@ -82,7 +82,8 @@ final class HTTPConnection {
     private weak var transport: (any ByteTransport)?
     private let loop: any Loop
     private let responder: any HTTPResponder
-    private let tls: TLSSession?
+    /// HTTPS's TLS, writing its records to the transport.
+    private var tls: SecureChannel?
     private let timeout: Duration
     private let log: Logger
     private var state: State
@@ -105,11 +106,11 @@ final class HTTPConnection {
         self.transport = transport
         self.loop = loop
         self.responder = responder
-        self.tls = tls
         self.timeout = timeout
         self.log = log
         self.state = .readingHead(HTTPRequestParser(limits: limits))
         self.lastProgress = loop.now
+        self.tls = tls.map { SecureChannel($0) { [unowned self] in self.transport?.write($0) } }
         scheduleTimeoutCheck(after: timeout)
     }
 
@@ -120,13 +121,11 @@ final class HTTPConnection {
         loop.assertInLoop()
         guard let tls else { return process(bytes) }
         do {
-            let plaintext = try tls.receive(ciphertext: bytes)
-            flushTLSOutput()
+            let plaintext = try tls.receive(bytes)
             if !plaintext.isEmpty { plaintext.withUnsafeBytes { process($0) } }
             if tls.receivedCloseNotify, case .readingHead = state { close() }
         } catch {
             log.info("TLS failed: \(error)")
-            flushTLSOutput()
             close()
         }
     }
@@ -299,28 +298,18 @@ final class HTTPConnection {
         guard !bytes.isEmpty, let transport else { return }
         guard let tls else { return transport.write(bytes) }
         do {
-            try tls.send(plaintext: bytes)
-            flushTLSOutput()
+            try tls.send(bytes)
         } catch {
             log.info("TLS failed while sending: \(error)")
             close()
         }
     }
 
-    private func flushTLSOutput() {
-        guard let tls else { return }
-        let output = tls.takeOutput()
-        if !output.isEmpty { output.withUnsafeBytes { transport?.write($0) } }
-    }
-
     /// Closes after what is queued, once.
     func close() {
         if case .closed = state { return }
         if case .receivingBody(let sink, _) = state { sink.abort() }
-        if let tls {
-            tls.close()
-            flushTLSOutput()
-        }
+        tls?.close()
         finish()
         transport?.close()
     }
