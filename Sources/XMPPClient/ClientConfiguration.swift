@@ -1,4 +1,5 @@
 import XMPPCore
+import XMPPNet
 
 /// What a client proves it is the account's owner with.
 public enum ClientSecret: Sendable, Hashable {
@@ -20,6 +21,9 @@ public struct ClientConfiguration: Sendable {
     public var host: String?
     /// The TCP port; 5222 by default.
     public var port: UInt16 = 5222
+    /// How the connection is opened: TCP by default; tests connect to an
+    /// in-process server instead.
+    public var connector: any ClientConnector = TCPConnector()
     /// The resource to ask for; `nil` lets the server pick one.
     public var resource: String?
     /// How the server's certificate is trusted.

@@ -206,22 +206,12 @@ public actor XMPPClient {
         }
     }
 
+    /// Connects to the configured host (by default the JID's domain)
+    /// through the configured connector.
     func openTransport() async throws(XMPPClientError) -> StreamTransport {
-        let host = configuration.host ?? account.domainpart
-        let port = configuration.port
-        let resolved = await Task.detached { () -> Result<[SocketAddress], IOError> in
-            do throws(IOError) {
-                return .success(try SocketAddress.resolve(host: host, port: port))
-            } catch {
-                return .failure(error)
-            }
-        }.value
-        switch resolved {
-        case .success(let addresses):
-            return try await StreamTransport.connect(to: addresses, timeout: configuration.timeout)
-        case .failure(let error):
-            throw .cannotConnect(error.reason)
-        }
+        try await StreamTransport.connect(
+            host: configuration.host ?? account.domainpart, port: configuration.port, timeout: configuration.timeout,
+            through: configuration.connector)
     }
 
     /// What follows binding: the legacy session request when the server

@@ -4,33 +4,6 @@
     import Darwin
 #endif
 
-/// What a `TCPConnection` tells its owner (a session). Called on the
-/// connection's loop.
-public protocol TCPConnectionHandler: AnyObject {
-    /// Bytes arrived from the peer.
-    ///
-    /// `bytes` points into the loop's shared read buffer and is valid only
-    /// during this call: copy or parse it before returning.
-    func didRead(bytes: UnsafeRawBufferPointer)
-
-    /// Output that had to wait for the socket has all been handed to the
-    /// kernel. Useful to produce more (a long archive query) only as fast as
-    /// the peer takes it. Default: nothing.
-    func didDrain()
-
-    /// The connection is closed; called exactly once, after which the
-    /// connection drops its reference to the handler.
-    /// - Parameter error: nil for an orderly close by either side; otherwise
-    ///   why it ended, such as `ECONNRESET` or `EPIPE` from the peer, or
-    ///   `ECANCELED` when the loop stopped.
-    func didClose(error: IOError?)
-}
-
-extension TCPConnectionHandler {
-    /// Does nothing: most handlers do not pace their output.
-    public func didDrain() {}
-}
-
 /// A non-blocking TCP connection owned by one `EventLoop`.
 ///
 /// All methods must be called on the loop's thread. Writes go straight to the
@@ -109,7 +82,7 @@ public final class TCPConnection {
     public private(set) lazy var localAddress: SocketAddress? = state == .closed ? nil : Sys.localAddress(fd)
     /// Receives reads and the close. Set it before the `onAccept` or
     /// `connect` callback returns.
-    public var handler: (any TCPConnectionHandler)?
+    public var handler: (any ByteTransportDelegate)?
     /// The flow-control settings.
     public let options: Options
 

@@ -32,7 +32,7 @@ public final class Server: @unchecked Sendable {
     /// Where the admin commands reach the running server; set on the loop
     /// by `start()`.
     private var controlSocket: ControlSocket?
-    private var connections: [ObjectIdentifier: ConnectionAdapter] = [:]
+    private var connections: [ObjectIdentifier: TCPTransport] = [:]
     /// Counts `connections` in all and per address block.
     private var connectionLimits: ConnectionLimits
     private var nextID = 1
@@ -173,7 +173,7 @@ public final class Server: @unchecked Sendable {
             controlSocket = nil
             httpServer?.stop()
             purgeTimer?.cancel()
-            for adapter in connections.values { adapter.session?.fail(StreamError(.systemShutdown)) }
+            for transport in connections.values { transport.session?.fail(StreamError(.systemShutdown)) }
             loop.schedule(after: .milliseconds(connections.isEmpty ? 0 : 1000)) { [self] in stopped.signal() }
         }
     }
@@ -197,16 +197,15 @@ public final class Server: @unchecked Sendable {
         loop.assertInLoop()
         let peer = connection.remoteAddress
         let refusal = connectionLimits.admit(peer)
-        let adapter = ConnectionAdapter(connection: connection)
-        let id = ObjectIdentifier(adapter)
-        adapter.onClose = { [unowned self] in
+        let transport = TCPTransport(connection)
+        let id = ObjectIdentifier(transport)
+        transport.onClose = { [unowned self] in
             self.connections[id] = nil
             if refusal == nil { self.connectionLimits.release(peer) }
         }
-        connections[id] = adapter
-        connection.handler = adapter
-        let session = ClientSession(server: context, transport: adapter, id: nextID, directTLS: directTLS)
-        adapter.session = session
+        connections[id] = transport
+        let session = ClientSession(server: context, transport: transport, id: nextID, directTLS: directTLS)
+        transport.session = session
         nextID += 1
         switch refusal {
         case nil:
@@ -260,35 +259,4 @@ public final class Server: @unchecked Sendable {
 public struct ServerStartError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
-}
-
-/// Joins a TCP connection to its session: bytes and closes go up, writes
-/// and flow control go down.
-final class ConnectionAdapter: TCPConnectionHandler, SessionTransport, TCPForwarding {
-    weak var connection: TCPConnection?
-    var session: ClientSession?
-    var onClose: (() -> Void)?
-    let peerAddress: String
-    let peerHost: String
-    let peerIsLoopback: Bool
-
-    init(connection: TCPConnection) {
-        self.connection = connection
-        peerAddress = connection.remoteAddress.description
-        peerHost = connection.remoteAddress.ipString
-        peerIsLoopback = connection.remoteAddress.isLoopback
-    }
-
-    func didRead(bytes: UnsafeRawBufferPointer) { session?.receive(bytes) }
-
-    func didClose(error: IOError?) {
-        session?.transportClosed(failure: error?.description)
-        session = nil
-        onClose?()
-        onClose = nil
-    }
-
-    func write(_ bytes: [UInt8]) { openConnection?.write(bytes) }
-
-    var queuedByteCount: Int { connection?.bufferedByteCount ?? 0 }
 }

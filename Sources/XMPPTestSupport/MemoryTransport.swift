@@ -1,9 +1,10 @@
+import XMPPNet
 import XMPPServer
 
 /// A connection with no socket: what the session writes is collected for
 /// the test to read; what the test sends goes straight into the session.
 public final class MemoryTransport: SessionTransport {
-    public var session: ClientSession?
+    public var delegate: (any ByteTransportDelegate)?
     /// Everything written and not yet taken by `takeOutput()`.
     public private(set) var output: [UInt8] = []
     /// Whether the session closed the connection.
@@ -21,7 +22,7 @@ public final class MemoryTransport: SessionTransport {
         peerIsLoopback = host == "127.0.0.1" || host == "::1"
     }
 
-    public func write(_ bytes: [UInt8]) {
+    public func write(_ bytes: UnsafeRawBufferPointer) {
         precondition(!isClosed, "write after close")
         output += bytes
     }
@@ -30,6 +31,7 @@ public final class MemoryTransport: SessionTransport {
     /// the output plays a client that does not read.
     public var queuedByteCount: Int { output.count }
     public func close() { isClosed = true }
+    public func abort() { isClosed = true }
     public func pauseReading() { isReadingPaused = true }
     public func resumeReading() { isReadingPaused = false }
 

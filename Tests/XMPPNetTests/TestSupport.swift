@@ -102,7 +102,7 @@ final class Recording: Sendable {
 }
 
 /// A handler that records into a `Recording`; optionally echoes.
-final class RecordingHandler: TCPConnectionHandler {
+final class RecordingHandler: ByteTransportDelegate {
     let recording: Recording
     weak var connection: TCPConnection?
     let echo: Bool

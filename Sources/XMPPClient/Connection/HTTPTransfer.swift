@@ -12,7 +12,7 @@ import XMPPNet
 /// beyond the system libraries.
 ///
 /// Mutable state is touched only on the loop's thread; `run` hops there.
-final class HTTPTransfer: TCPConnectionHandler, @unchecked Sendable {
+final class HTTPTransfer: ByteTransportDelegate, @unchecked Sendable {
     /// What came back.
     struct Response: Sendable {
         /// The status code, such as 201.
@@ -28,7 +28,7 @@ final class HTTPTransfer: TCPConnectionHandler, @unchecked Sendable {
     private let request: [UInt8]
     private let tlsContext: TLSContext?
     private var connection: TCPConnection?
-    private var tls: TLSSession?
+    private var tls: SecureChannel?
     private var received: [UInt8] = []
     private var failure: XMPPClientError?
     private var done: CheckedContinuation<Response, any Error>?
@@ -89,10 +89,10 @@ final class HTTPTransfer: TCPConnectionHandler, @unchecked Sendable {
                 connection.handler = self
                 self.connection = connection
                 if let context = self.tlsContext {
-                    let session = TLSSession(context: context)
-                    self.tls = session
+                    self.tls = SecureChannel(TLSSession(context: context)) { [unowned self] in
+                        self.connection?.write($0)
+                    }
                     self.write(self.request)
-                    connection.write(session.takeOutput())
                 } else {
                     connection.write(self.request)
                 }
@@ -105,7 +105,7 @@ final class HTTPTransfer: TCPConnectionHandler, @unchecked Sendable {
     private func write(_ bytes: [UInt8]) {
         guard let tls else { return connection?.write(bytes) ?? () }
         do {
-            connection?.write(try tls.seal(bytes))
+            try tls.send(bytes)
         } catch {
             fail(.tls("\(error)"))
         }
@@ -130,9 +130,7 @@ final class HTTPTransfer: TCPConnectionHandler, @unchecked Sendable {
             return checkSize()
         }
         do {
-            let opened = try tls.open(bytes)
-            if !opened.reply.isEmpty { connection?.write(opened.reply) }
-            received += opened.plaintext
+            received += try tls.receive(bytes)
         } catch {
             return fail(.tls("\(error)"))
         }

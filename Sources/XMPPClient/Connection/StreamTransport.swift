@@ -1,81 +1,60 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import XMPPCore
 import XMPPNet
 
-/// The bytes of one client connection: TCP on the client loop, TLS once it
-/// is started, and the XML stream parser, delivered as an async sequence of
+/// The bytes of one client connection: a byte transport from the
+/// configuration's `ClientConnector` (TCP by default), TLS once it is
+/// started, and the XML stream parser, delivered as an async sequence of
 /// stream events.
 ///
-/// Every mutable property is touched only on `loop`'s thread; the public
-/// methods hop there, which is what makes the `@unchecked Sendable` sound.
-final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
+/// Every mutable property is touched only on `loop`; the methods hop there,
+/// which is what makes the `@unchecked Sendable` sound.
+final class StreamTransport: ByteTransportDelegate, @unchecked Sendable {
     /// Parsed stream events in arrival order. Ends when the connection
     /// closes: normally after an orderly close, or with the error that ended
     /// it (`XMPPClientError`).
     let events: AsyncThrowingStream<XMLStreamEvent, any Error>
 
-    private let loop: EventLoop
+    private let loop: any Loop
     private let continuation: AsyncThrowingStream<XMLStreamEvent, any Error>.Continuation
-    private var connection: TCPConnection?
-    private var tls: TLSSession?
+    private var connection: (any ByteTransport)?
+    private var tls: SecureChannel?
     private var handshake: CheckedContinuation<Void, any Error>?
     private let parser = XMLStreamParser(limits: .init(maxStanzaSize: 16 << 20, maxTokenSize: 1 << 20))
     /// Closes the connection when the server stays silent this long.
     private var readTimeout: Duration?
-    private var readTimer: EventLoop.Timer?
+    private var readTimer: (any ScheduledWork)?
     /// Set when our side ends the connection, so it is reported as such.
     private var closeReason: XMPPClientError?
     /// How many events went into `events` so far.
     private var deliveredEvents = 0
 
-    private init(loop: EventLoop) {
+    private init(loop: any Loop) {
         self.loop = loop
         (events, continuation) = AsyncThrowingStream.makeStream()
     }
 
-    /// Connects to the first of `addresses` that answers, in order.
+    /// Connects to `host` and `port` through `connector`.
     /// - Throws: `XMPPClientError.cannotConnect` with the last failure, or
     ///   `.timedOut`.
-    static func connect(to addresses: [SocketAddress], timeout: Duration) async throws(XMPPClientError)
-        -> StreamTransport
-    {
-        let loop = try ClientLoop.get()
-        var lastError = XMPPClientError.cannotConnect("no address to connect to")
-        for address in addresses {
-            let transport = StreamTransport(loop: loop)
-            do {
-                try await transport.open(address, timeout: timeout)
-                return transport
-            } catch let error as XMPPClientError {
-                lastError = error
-            } catch {
-                lastError = .cannotConnect("\(error)")
-            }
-        }
-        throw lastError
-    }
-
-    private func open(_ address: SocketAddress, timeout: Duration) async throws {
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-            loop.execute {
-                TCPConnection.connect(to: address, on: self.loop, timeout: timeout) { result in
+    static func connect(
+        host: String, port: UInt16, timeout: Duration, through connector: any ClientConnector
+    ) async throws(XMPPClientError) -> StreamTransport {
+        let transport = StreamTransport(loop: try connector.loop())
+        let outcome = await withCheckedContinuation { (done: CheckedContinuation<XMPPClientError?, Never>) in
+            transport.loop.execute {
+                connector.connect(host: host, port: port, timeout: timeout, delegate: transport) { result in
                     switch result {
                     case .success(let connection):
-                        connection.handler = self
-                        self.connection = connection
-                        done.resume()
-                    case .failure(let error) where error.errno == ETIMEDOUT:
-                        done.resume(throwing: XMPPClientError.timedOut)
+                        transport.connection = connection
+                        done.resume(returning: nil)
                     case .failure(let error):
-                        done.resume(throwing: XMPPClientError.cannotConnect("\(address): \(error)"))
+                        done.resume(returning: error)
                     }
                 }
             }
         }
+        if let outcome { throw outcome }
+        return transport
     }
 
     // MARK: - Sending
@@ -95,10 +74,10 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
     }
 
     private func write(_ bytes: [UInt8]) {
-        guard let connection, connection.isOpen else { return }
+        guard let connection else { return }
         guard let tls else { return connection.write(bytes) }
         do {
-            connection.write(try tls.seal(bytes))
+            try tls.send(bytes)
         } catch {
             fail(.tls("\(error)"))
         }
@@ -120,7 +99,7 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
     func startTLS(_ context: TLSContext, eventsRead: Int) async throws {
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             loop.execute {
-                guard let connection = self.connection, connection.isOpen else {
+                guard self.connection != nil else {
                     return done.resume(throwing: self.closeReason ?? XMPPClientError.notConnected)
                 }
                 guard self.deliveredEvents == eventsRead else {
@@ -129,10 +108,10 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
                     return done.resume(throwing: error)
                 }
                 self.parser.reset()
-                let session = TLSSession(context: context)
-                self.tls = session
                 self.handshake = done
-                connection.write(session.takeOutput())
+                self.tls = SecureChannel(TLSSession(context: context)) { [unowned self] in
+                    self.connection?.write($0)
+                }
             }
         }
     }
@@ -151,7 +130,7 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
     private func rearmReadTimer() {
         readTimer?.cancel()
         readTimer = readTimeout.map { timeout in
-            loop.schedule(after: timeout) { self.fail(.timedOut) }
+            loop.scheduleTimer(after: timeout) { self.fail(.timedOut) }
         }
     }
 
@@ -160,8 +139,7 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
         loop.execute {
             if !finalBytes.isEmpty { self.write(finalBytes) }
             self.tls?.close()
-            if let output = self.tls?.takeOutput(), !output.isEmpty { self.connection?.write(output) }
-            self.connection?.close(afterFlush: true)
+            self.connection?.close()
         }
     }
 
@@ -172,23 +150,21 @@ final class StreamTransport: TCPConnectionHandler, @unchecked Sendable {
 
     private func fail(_ reason: XMPPClientError) {
         if closeReason == nil { closeReason = reason }
-        connection?.close()
+        connection?.abort()
     }
 
-    // MARK: - TCPConnectionHandler
+    // MARK: - ByteTransportDelegate
 
     func didRead(bytes: UnsafeRawBufferPointer) {
         rearmReadTimer()
         guard let tls else { return deliver(parser.feed(bytes)) }
         let plaintext: [UInt8]
         do {
-            let opened = try tls.open(bytes)
-            plaintext = opened.plaintext
-            if !opened.reply.isEmpty { connection?.write(opened.reply) }
+            plaintext = try tls.receive(bytes)
         } catch {
             return fail(.tls("\(error)"))
         }
-        if tls.isHandshakeComplete, let handshake {
+        if tls.session.isHandshakeComplete, let handshake {
             self.handshake = nil
             handshake.resume()
         }

@@ -1,21 +1,6 @@
 import XMPPCore
 import XMPPNet
 
-/// What an `HTTPConnection` needs from its socket: XMPPNet's TCP connection
-/// (`HTTPServer`'s adapter), or an in-memory double in tests.
-protocol HTTPTransport: AnyObject {
-    /// Queues a copy of `bytes` for the peer.
-    func write(_ bytes: UnsafeRawBufferPointer)
-    /// Sends what is queued, then closes.
-    func close()
-    /// Stops delivering received bytes until `resumeReading()`.
-    func pauseReading()
-    /// Delivers received bytes again.
-    func resumeReading()
-    /// Bytes written but not yet taken by the kernel.
-    var bufferedByteCount: Int { get }
-}
-
 /// Where a request body goes (an upload's file), fed on the loop.
 protocol HTTPBodySink: AnyObject {
     /// Takes the next bytes of the body.
@@ -61,8 +46,8 @@ extension HTTPRequestHead {
 /// or its body stalls for `timeout`; a download whose client stops reading
 /// for `timeout` is cut off.
 ///
-/// Confined to the loop; TLS (HTTPS) through the same memory-BIO
-/// `TLSSession` the XMPP sessions use.
+/// Confined to the loop; TLS (HTTPS) through the same `SecureChannel` the
+/// XMPP sessions use.
 final class HTTPConnection {
     private enum State {
         case readingHead(HTTPRequestParser)
@@ -94,10 +79,11 @@ final class HTTPConnection {
     /// The most body bytes read and dropped after an early error answer.
     static let discardLimit = 1 << 20
 
-    private weak var transport: (any HTTPTransport)?
+    private weak var transport: (any ByteTransport)?
     private let loop: any Loop
     private let responder: any HTTPResponder
-    private let tls: TLSSession?
+    /// HTTPS's TLS, writing its records to the transport.
+    private var tls: SecureChannel?
     private let timeout: Duration
     private let log: Logger
     private var state: State
@@ -114,17 +100,17 @@ final class HTTPConnection {
     /// Creates the connection's HTTP side; with `tls`, the connection is
     /// HTTPS from its first byte.
     init(
-        transport: any HTTPTransport, loop: any Loop, responder: any HTTPResponder, tls: TLSSession?,
+        transport: any ByteTransport, loop: any Loop, responder: any HTTPResponder, tls: TLSSession?,
         timeout: Duration, limits: HTTPRequestParser.Limits = .init(), log: Logger
     ) {
         self.transport = transport
         self.loop = loop
         self.responder = responder
-        self.tls = tls
         self.timeout = timeout
         self.log = log
         self.state = .readingHead(HTTPRequestParser(limits: limits))
         self.lastProgress = loop.now
+        self.tls = tls.map { SecureChannel($0) { [unowned self] in self.transport?.write($0) } }
         scheduleTimeoutCheck(after: timeout)
     }
 
@@ -135,13 +121,11 @@ final class HTTPConnection {
         loop.assertInLoop()
         guard let tls else { return process(bytes) }
         do {
-            let plaintext = try tls.receive(ciphertext: bytes)
-            flushTLSOutput()
+            let plaintext = try tls.receive(bytes)
             if !plaintext.isEmpty { plaintext.withUnsafeBytes { process($0) } }
             if tls.receivedCloseNotify, case .readingHead = state { close() }
         } catch {
             log.info("TLS failed: \(error)")
-            flushTLSOutput()
             close()
         }
     }
@@ -288,7 +272,7 @@ final class HTTPConnection {
     /// under `sendWindow`.
     private func pump(_ source: FileSource) {
         if fileBuffer.isEmpty { fileBuffer = [UInt8](repeating: 0, count: 64 << 10) }
-        while source.remaining > 0, let transport, transport.bufferedByteCount < Self.sendWindow {
+        while source.remaining > 0, let transport, transport.queuedByteCount < Self.sendWindow {
             let wanted = min(source.remaining, fileBuffer.count)
             let count = fileBuffer.withUnsafeMutableBytes {
                 UploadFiles.readSome(source.descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]))
@@ -314,28 +298,18 @@ final class HTTPConnection {
         guard !bytes.isEmpty, let transport else { return }
         guard let tls else { return transport.write(bytes) }
         do {
-            try tls.send(plaintext: bytes)
-            flushTLSOutput()
+            try tls.send(bytes)
         } catch {
             log.info("TLS failed while sending: \(error)")
             close()
         }
     }
 
-    private func flushTLSOutput() {
-        guard let tls else { return }
-        let output = tls.takeOutput()
-        if !output.isEmpty { output.withUnsafeBytes { transport?.write($0) } }
-    }
-
     /// Closes after what is queued, once.
     func close() {
         if case .closed = state { return }
         if case .receivingBody(let sink, _) = state { sink.abort() }
-        if let tls {
-            tls.close()
-            flushTLSOutput()
-        }
+        tls?.close()
         finish()
         transport?.close()
     }
@@ -373,4 +347,10 @@ final class HTTPConnection {
             }
         }
     }
+}
+
+extension HTTPConnection: ByteTransportDelegate {
+    func didRead(bytes: UnsafeRawBufferPointer) { receive(bytes) }
+    func didDrain() { transportDidDrain() }
+    func didClose(error: IOError?) { transportClosed() }
 }

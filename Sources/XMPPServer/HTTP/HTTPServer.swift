@@ -13,7 +13,7 @@ final class HTTPServer {
     /// HTTPS's own context: the server's certificate, ALPN `http/1.1`.
     private let tlsContext: TLSContext?
     private var listeners: [TCPListener] = []
-    private var connections: [ObjectIdentifier: HTTPConnectionAdapter] = [:]
+    private var connections: [ObjectIdentifier: TCPTransport] = [:]
     /// Counts `connections`, apart from the XMPP ones but with the same
     /// limits; a connection past them is closed at once.
     private var connectionLimits: ConnectionLimits
@@ -59,7 +59,7 @@ final class HTTPServer {
         loop.assertInLoop()
         for listener in listeners { listener.close() }
         listeners = []
-        for adapter in connections.values { adapter.http?.close() }
+        for transport in connections.values { (transport.delegate as? HTTPConnection)?.close() }
     }
 
     private func accept(_ connection: TCPConnection, secure: Bool) {
@@ -68,43 +68,17 @@ final class HTTPServer {
             context.log.notice("HTTP connection from \(peer) refused: \(refusal)")
             return connection.close()
         }
-        let adapter = HTTPConnectionAdapter(connection: connection)
-        let id = ObjectIdentifier(adapter)
-        adapter.onClose = { [unowned self] in
+        let transport = TCPTransport(connection)
+        let id = ObjectIdentifier(transport)
+        transport.onClose = { [unowned self] in
             self.connections[id] = nil
             self.connectionLimits.release(peer)
         }
-        connections[id] = adapter
-        connection.handler = adapter
+        connections[id] = transport
         let log = context.log.labelled("http#\(nextID) \(connection.remoteAddress)")
         nextID += 1
-        adapter.http = HTTPConnection(
-            transport: adapter, loop: context.loop, responder: responder,
+        transport.delegate = HTTPConnection(
+            transport: transport, loop: context.loop, responder: responder,
             tls: secure ? tlsContext.map(TLSSession.init(context:)) : nil, timeout: context.config.http.timeout, log: log)
     }
-}
-
-/// Joins a TCP connection to its `HTTPConnection`.
-final class HTTPConnectionAdapter: TCPConnectionHandler, HTTPTransport, TCPForwarding {
-    weak var connection: TCPConnection?
-    var http: HTTPConnection?
-    var onClose: (() -> Void)?
-
-    init(connection: TCPConnection) {
-        self.connection = connection
-    }
-
-    func didRead(bytes: UnsafeRawBufferPointer) { http?.receive(bytes) }
-
-    func didDrain() { http?.transportDidDrain() }
-
-    func didClose(error: IOError?) {
-        http?.transportClosed()
-        http = nil
-        onClose?()
-        onClose = nil
-    }
-
-    func write(_ bytes: UnsafeRawBufferPointer) { openConnection?.write(bytes) }
-    var bufferedByteCount: Int { connection?.bufferedByteCount ?? 0 }
 }

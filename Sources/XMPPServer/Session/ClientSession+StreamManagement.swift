@@ -119,10 +119,7 @@ extension ClientSession {
         log.info("resumed by another connection")
         if let previous = transport {
             previous.session = nil
-            if let tls {
-                tls.close()
-                flushTLSOutput()
-            }
+            closeTLS()
             previous.close()
         }
         transport = new.transport

@@ -2,33 +2,6 @@ import XMPPCore
 import XMPPNet
 import XMPPStorage
 
-/// What a client session needs from its connection. XMPPNet's TCP connection
-/// is the real one; tests use an in-memory transport.
-public protocol SessionTransport: AnyObject {
-    /// The session the transport hands what it reads, and its closing, to.
-    /// Stream resumption (XEP-0198) moves a connection to the session it
-    /// resumes; nil once the session is done with the connection.
-    var session: ClientSession? { get set }
-    /// Queues bytes for the peer.
-    func write(_ bytes: [UInt8])
-    /// Bytes written and still waiting to be sent (beyond what the kernel
-    /// took), which grows while the peer does not read.
-    var queuedByteCount: Int { get }
-    /// Flushes what is queued, then closes.
-    func close()
-    /// Stops delivering received bytes until `resumeReading()`.
-    func pauseReading()
-    /// Delivers received bytes again.
-    func resumeReading()
-    /// The peer's address and port, for logs.
-    var peerAddress: String { get }
-    /// The peer's IP address without the port, for per-address throttling.
-    var peerHost: String { get }
-    /// Whether the peer connects over loopback (exempt from registration
-    /// throttling by default).
-    var peerIsLoopback: Bool { get }
-}
-
 /// One client-to-server stream (RFC 6120), from the first byte to the
 /// close: negotiation (STARTTLS, SASL, binding), then stanzas to the router.
 ///
@@ -63,8 +36,16 @@ public final class ClientSession {
     var streamID = ""
     /// Whether our opening tag for the current stream has been sent.
     var headerSent = false
-    /// The TLS layer once STARTTLS (or direct TLS) began.
-    var tls: TLSSession?
+    /// TLS once STARTTLS (or direct TLS) began, its records written
+    /// through `transmit`.
+    private var secureChannel: SecureChannel?
+    /// The TLS layer once STARTTLS (or direct TLS) began. Setting it (at
+    /// STARTTLS, or when a resumed session takes over a connection) sends
+    /// its records through this session's output.
+    var tls: TLSSession? {
+        get { secureChannel?.session }
+        set { secureChannel = newValue.map { SecureChannel($0) { [unowned self] in self.transmit($0) } } }
+    }
     /// The authenticated account's localpart.
     var username: String?
     /// `SessionRegistry.revocationCount(of:)` for the account when its
@@ -144,14 +125,12 @@ public final class ClientSession {
             heldInput.append(contentsOf: bytes)
             return
         }
-        guard let tls else { return parse(bytes) }
+        guard let secureChannel else { return parse(bytes) }
         do {
-            let plaintext = try tls.receive(ciphertext: bytes)
-            flushTLSOutput()
+            let plaintext = try secureChannel.receive(bytes)
             if !plaintext.isEmpty { plaintext.withUnsafeBytes { parse($0) } }
         } catch {
             log.notice("TLS failed: \(error)")
-            flushTLSOutput()
             closeTransport()
         }
     }
@@ -280,20 +259,13 @@ public final class ClientSession {
     func send(_ bytes: [UInt8]) {
         guard phase != .closed, !isDetached else { return }
         lastSent = server.loop.now
-        guard let tls else { return transmit(bytes) }
+        guard let secureChannel else { return transmit(bytes) }
         do {
-            try tls.send(plaintext: bytes)
-            flushTLSOutput()
+            try secureChannel.send(bytes)
         } catch {
             log.notice("TLS failed while sending: \(error)")
             closeTransport()
         }
-    }
-
-    func flushTLSOutput() {
-        guard let tls else { return }
-        let output = tls.takeOutput()
-        if !output.isEmpty { transmit(output) }
     }
 
     /// Hands bytes to the connection. A client that stopped reading makes
@@ -339,12 +311,14 @@ public final class ClientSession {
     /// Closes the connection after what is queued, once.
     func closeTransport() {
         guard phase != .closed else { return }
-        if let tls {
-            tls.close()
-            flushTLSOutput()
-        }
+        closeTLS()
         finish()
         transport?.close()
+    }
+
+    /// Sends close_notify if TLS is on, before the connection closes.
+    func closeTLS() {
+        secureChannel?.close()
     }
 
     /// Releases everything the session holds; runs once.

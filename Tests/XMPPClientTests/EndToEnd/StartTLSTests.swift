@@ -14,7 +14,8 @@ import XMPPTestSupport
 struct StartTLSTests {
     @Test func plaintextAfterProceedFailsTheUpgrade() async throws {
         let listener = try LoopbackListener()
-        let transport = try await StreamTransport.connect(to: [listener.address], timeout: .seconds(5))
+        let transport = try await StreamTransport.connect(
+            host: listener.address.ipString, port: listener.address.port, timeout: .seconds(5), through: TCPConnector())
         defer { transport.close() }
         let peer = try listener.accept()
         defer { close(peer) }

@@ -14,7 +14,8 @@ import XMPPTestSupport
 struct TrickleReadTests {
     @Test func aLargeStanzaWhoseLastBytesArriveOneAtATimeIsDelivered() async throws {
         let listener = try LoopbackListener()
-        let transport = try await StreamTransport.connect(to: [listener.address], timeout: .seconds(5))
+        let transport = try await StreamTransport.connect(
+            host: listener.address.ipString, port: listener.address.port, timeout: .seconds(5), through: TCPConnector())
         defer { transport.close() }
         let peer = try listener.accept()
         defer { close(peer) }
@@ -29,6 +30,8 @@ struct TrickleReadTests {
         try LoopbackListener.write(head[..<tail], to: peer)
         for byte in head[tail...] {
             try LoopbackListener.write([byte], to: peer)
+            // Real time on purpose: this tests the TCP transport itself, and
+            // only a pause between writes makes each byte its own read.
             try await Task.sleep(for: .milliseconds(2))
         }
         let lastByteSent = ContinuousClock.now
@@ -56,6 +59,8 @@ struct TrickleReadTests {
                 return events
             }
             group.addTask {
+                // The bound on a wait that should end far sooner, not an
+                // assertion of absence: a regression fails instead of hanging.
                 try await Task.sleep(for: limit)
                 return []
             }

@@ -11,18 +11,20 @@ import XMPPTestSupport
 @Suite struct HTTPConnectionTests {
     /// Records what the connection writes, and lets a test say how much
     /// output is still waiting for the "socket".
-    final class Transport: HTTPTransport {
+    final class Transport: ByteTransport {
+        var delegate: (any ByteTransportDelegate)?
         var written: [UInt8] = []
         var closed = false
         var paused = false
-        var bufferedByteCount = 0
+        var queuedByteCount = 0
         /// Whether written bytes stay "queued" until the test drains them.
         var holdsOutput = false
         func write(_ bytes: UnsafeRawBufferPointer) {
             written += bytes
-            if holdsOutput { bufferedByteCount += bytes.count }
+            if holdsOutput { queuedByteCount += bytes.count }
         }
         func close() { closed = true }
+        func abort() { closed = true }
         func pauseReading() { paused = true }
         func resumeReading() { paused = false }
         var text: String { String(decoding: written, as: UTF8.self) }
@@ -189,10 +191,10 @@ import XMPPTestSupport
             let headLength = transport.text.range(of: "\r\n\r\n")!.upperBound.utf16Offset(in: transport.text)
             var rounds = 0
             while !transport.closed {
-                let queued = transport.bufferedByteCount
+                let queued = transport.queuedByteCount
                 #expect(queued <= HTTPConnection.sendWindow + (64 << 10), "at most a window and a chunk wait")
                 #expect(queued >= HTTPConnection.sendWindow || transport.written.count - headLength == content.count)
-                transport.bufferedByteCount = 0
+                transport.queuedByteCount = 0
                 http.transportDidDrain()
                 rounds += 1
             }
