@@ -1,3 +1,4 @@
+import Synchronization
 import XMPPCore
 
 /// XEP-0280: Message Carbons (`urn:xmpp:carbons:2`). A resource enables
@@ -9,10 +10,10 @@ import XMPPCore
 /// §8). The flag is session state (`Enabled`), so it goes with the session.
 ///
 /// On the routing path: an `onMessage` handler at priority 50 (after the
-/// archive's ids, before delivery) removes `<private/>`, notes whether the
-/// message is eligible and sends the `<sent/>` copies; `MessageDelivered`
-/// brings the `<received/>` copies, for the resources that did not get the
-/// message itself.
+/// archive's ids, before delivery) removes `<private/>` and sends the
+/// `<sent/>` copies; `MessageDelivered` brings the `<received/>` copies,
+/// for the resources that did not get the message itself. Both look no
+/// further for a user none of whose resources has carbons on.
 ///
 /// Choices where the XEP leaves room:
 /// - Eligible (§6): type `chat`, and type `normal` with a `<body/>`, as
@@ -24,6 +25,10 @@ import XMPPCore
 ///   has no resource to take it (XEP-0160): the resources that have
 ///   carbons on get it once, at their next initial presence, not twice.
 public struct Carbons: ServerFeature {
+    /// How many resources of each user have carbons on, so that routing
+    /// skips every copy check for the users (most) who have none.
+    private let users = CarbonsUsers()
+
     public init() {}
 
     /// Whether the resource enabled carbons.
@@ -38,21 +43,29 @@ public struct Carbons: ServerFeature {
     }
 
     public func install(_ hooks: Hooks) {
+        let users = users
         hooks.advertise(NS.carbons)
         // §5, §10.1: enabling or disabling again is no error.
         hooks.onIQ(.set, NS.carbons, "enable", to: [.account]) { request in
+            let username = try request.username()
+            if !request.session.state[Enabled.self] { users.add(username) }
             request.session.state[Enabled.self] = true
             return .result()
         }
         hooks.onIQ(.set, NS.carbons, "disable", to: [.account]) { request in
+            let username = try request.username()
+            if request.session.state[Enabled.self] { users.remove(username) }
             request.session.state[Enabled.self] = false
             return .result()
         }
+        hooks.onSessionEnded { session in
+            if session.state[Enabled.self], let username = session.username { users.remove(username) }
+        }
         hooks.onMessage(to: [.bare, .full], priority: 50) { message in
-            Self.copySent(&message)
+            Self.copySent(&message, users: users)
             return .passed
         }
-        hooks.on(MessageDelivered.self, Self.copyReceived)
+        hooks.on(MessageDelivered.self) { delivery in Self.copyReceived(delivery, users: users) }
     }
 
     /// Whether `message` is eligible (§6), and whether it is `<private/>`.
@@ -77,13 +90,13 @@ public struct Carbons: ServerFeature {
     /// §8, §9: removes `<private/>` (noting that it was there), and sends
     /// a `<sent/>` copy of an eligible message to each of the sender's
     /// other resources with carbons on.
-    private static func copySent(_ routed: inout RoutedMessage) {
+    private static func copySent(_ routed: inout RoutedMessage, users: CarbonsUsers) {
         let (isEligible, isPrivate) = eligibility(of: routed.element)
         if isPrivate {
             routed.element.removeChildren("private", namespace: NS.carbons)
             routed.notes[WasPrivate.self] = true
         }
-        guard isEligible else { return }
+        guard isEligible, let username = routed.sender.localpart, users.haveCarbons(username) else { return }
         var original = routed.element
         if original[attribute: "to"] == nil { original[attribute: "to"] = routed.recipient.description }
         send("sent", original, of: routed.sender.bare, skipping: [routed.sender], server: routed.server)
@@ -91,10 +104,12 @@ public struct Carbons: ServerFeature {
 
     /// §7: a `<received/>` copy of a delivered message, for each of the
     /// user's other resources with carbons on.
-    @Sendable private static func copyReceived(_ delivery: MessageDelivered) {
+    private static func copyReceived(_ delivery: MessageDelivered, users: CarbonsUsers) {
         let message = delivery.message
-        guard !message.notes[WasPrivate.self], eligibility(of: message.element).isEligible else { return }
-        send("received", delivery.message.element, of: delivery.user, skipping: delivery.resources, server: delivery.message.server)
+        guard let username = delivery.user.localpart, users.haveCarbons(username), !message.notes[WasPrivate.self],
+            eligibility(of: message.element).isEligible
+        else { return }
+        send("received", message.element, of: delivery.user, skipping: delivery.resources, server: message.server)
     }
 
     private static func send(_ kind: String, _ message: Element, of user: JID, skipping: [JID], server: ServerContext) {
@@ -111,5 +126,26 @@ public struct Carbons: ServerFeature {
                 if session.state[Enabled.self] { session.deliver(copy) }
             }
         }
+    }
+}
+
+/// The users with at least one resource that has carbons on, counted per
+/// user; shared by every loop.
+private final class CarbonsUsers: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    func add(_ username: String) {
+        counts.withLock { $0[username, default: 0] += 1 }
+    }
+
+    func remove(_ username: String) {
+        counts.withLock { counts in
+            guard let count = counts[username] else { return }
+            counts[username] = count > 1 ? count - 1 : nil
+        }
+    }
+
+    func haveCarbons(_ username: String) -> Bool {
+        counts.withLock { $0[username] != nil }
     }
 }
