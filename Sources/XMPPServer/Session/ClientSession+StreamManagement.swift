@@ -32,8 +32,8 @@ extension ClientSession {
         if state.unacknowledged.count >= Self.ackRequestBatch {
             requestAcknowledgement()
         } else if streamManagementTimer == nil {
-            streamManagementTimer = server.loop.scheduleTimer(after: Self.ackRequestDelay) { [weak self] in
-                guard let self, self.phase != .closed, !self.isDetached else { return }
+            streamManagementTimer = server.loop.scheduleTimer(after: Self.ackRequestDelay) { [self] in
+                guard self.phase != .closed, !self.isDetached else { return }
                 self.streamManagementTimer = nil
                 if self.streamManagement?.unacknowledged.isEmpty == false, self.streamManagement?.ackRequested == false {
                     self.requestAcknowledgement()
@@ -49,8 +49,8 @@ extension ClientSession {
         streamManagement?.ackRequested = true
         streamManagementTimer?.cancel()
         let timeout = server.config.timeouts.acknowledgement
-        streamManagementTimer = server.loop.scheduleTimer(after: timeout) { [weak self] in
-            guard let self, self.phase != .closed, !self.isDetached, self.streamManagement?.ackRequested == true
+        streamManagementTimer = server.loop.scheduleTimer(after: timeout) { [self] in
+            guard self.phase != .closed, !self.isDetached, self.streamManagement?.ackRequested == true
             else { return }
             self.streamManagementTimer = nil
             self.log.notice("no acknowledgement within \(timeout)")
@@ -96,8 +96,8 @@ extension ClientSession {
         transport?.close()
         transport = nil
         tls = nil
-        streamManagementTimer = server.loop.scheduleTimer(after: timeout) { [weak self] in
-            guard let self, self.phase != .closed else { return }
+        streamManagementTimer = server.loop.scheduleTimer(after: timeout) { [self] in
+            guard self.phase != .closed else { return }
             self.log.info("not resumed in time")
             self.finish()
         }

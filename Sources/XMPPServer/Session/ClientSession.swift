@@ -390,11 +390,17 @@ public final class ClientSession {
     }
 
     /// Runs `work` after `delay` on the loop, unless the session has ended.
+    ///
+    /// Timers hold their session until they fire or `finish()` cancels them
+    /// (it cancels every timer it keeps). Nothing holds a session weakly,
+    /// so retaining one, which routing does for each stanza, stays on the
+    /// runtime's fast path (a weak reference moves an object's counts to a
+    /// side table).
     func schedule(
         after delay: Duration, _ work: @escaping (ClientSession) -> Void
     ) -> any ScheduledWork {
-        server.loop.scheduleTimer(after: delay) { [weak self] in
-            guard let self, self.phase != .closed else { return }
+        server.loop.scheduleTimer(after: delay) { [self] in
+            guard phase != .closed else { return }
             work(self)
         }
     }
