@@ -119,9 +119,9 @@ public final class Hooks: @unchecked Sendable {
     var presenceHandlers: [PresenceTarget: [Prioritized<@Sendable (RoutedPresence) -> Handling>]] = [:]
     var offlineHandlers: [Prioritized<@Sendable (UndeliveredMessage) -> Handling>] = []
     var deliveryFilters: [@Sendable (Element, ClientSession) -> Handling] = []
-    /// By event type: that type's `[Prioritized<@Sendable (Event) -> Void>]`,
-    /// kept sorted as observers are added (`on`).
-    var eventObservers: [ObjectIdentifier: any Sendable] = [:]
+    /// By event type: that type's `EventObservers<Event>`, kept sorted as
+    /// observers are added (`on`).
+    var eventObservers: [ObjectIdentifier: AnyObject] = [:]
     /// How many handlers were installed, to keep install order among
     /// handlers of one priority.
     var installed = 0

@@ -83,6 +83,13 @@ public struct AccountDeleted: ServerEvent {
     public let server: ServerContext
 }
 
+/// The observers of one event type, in firing order.
+final class EventObservers<Event: ServerEvent>: @unchecked Sendable {
+    // @unchecked: filled only while the hooks are installed (`Hooks.on`),
+    // read-only afterwards.
+    var observers: [Prioritized<@Sendable (Event) -> Void>] = []
+}
+
 extension Hooks {
     /// Runs `observer` whenever an event of type `Event` is fired, by
     /// priority (higher first), then in install order.
@@ -90,15 +97,17 @@ extension Hooks {
         _ event: Event.Type, priority: Int = 0, _ observer: @escaping @Sendable (Event) -> Void
     ) {
         let entry = prioritized(priority, observer)
-        var observers = eventObservers[ObjectIdentifier(event)].map { $0 as! [Prioritized<@Sendable (Event) -> Void>] } ?? []
-        observers.append(entry)
-        eventObservers[ObjectIdentifier(event)] = observers.sorted { $0.runs(before: $1) }
+        let list = eventObservers[ObjectIdentifier(event)].map { unsafeDowncast($0, to: EventObservers<Event>.self) }
+            ?? EventObservers<Event>()
+        list.observers.append(entry)
+        list.observers.sort { $0.runs(before: $1) }
+        eventObservers[ObjectIdentifier(event)] = list
     }
 
     /// Tells the observers of `event`'s type.
     public func fire<Event: ServerEvent>(_ event: Event) {
-        guard let observers = eventObservers[ObjectIdentifier(Event.self)] else { return }
-        // Stored by `on` under this type's identifier, with this type.
-        for entry in observers as! [Prioritized<@Sendable (Event) -> Void>] { entry.handler(event) }
+        guard let list = eventObservers[ObjectIdentifier(Event.self)] else { return }
+        // Stored by `on` under this type's identifier: no cast to check.
+        for entry in unsafeDowncast(list, to: EventObservers<Event>.self).observers { entry.handler(event) }
     }
 }

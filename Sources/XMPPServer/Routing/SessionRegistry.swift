@@ -133,7 +133,8 @@ public final class SessionRegistry: Sendable {
     /// 6121 §8.5.2.1.1), whether it is routed now or handed on by a session
     /// that ended before its client acknowledged it.
     public func topPriorityResources(of bare: JID) -> [SessionHandle] {
-        let candidates = availableSessions(of: bare).compactMap { handle in
+        // Each handle's presence is read once: it takes the handle's lock.
+        let candidates = sessions(of: bare).compactMap { handle in
             handle.presence.flatMap { $0.priority >= 0 ? (handle, $0.priority) : nil }
         }
         guard let top = candidates.map(\.1).max() else { return [] }
