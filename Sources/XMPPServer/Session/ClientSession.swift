@@ -59,7 +59,7 @@ public final class ClientSession {
     public internal(set) var handle: SessionHandle?
     /// What features keep for this session (roster and blocklist interest,
     /// carbons, client state, directed presence), each under its own key.
-    public internal(set) var state = FeatureState()
+    public var state = FeatureState()
     /// The SASL exchange in progress and how many have failed on this stream.
     var sasl = SASLState()
     /// When the last bytes arrived, for the idle timeout.
