@@ -55,6 +55,10 @@ public struct ClientConfiguration: Sendable {
     /// How long the connection may be silent before the client pings the
     /// server; no answer within `timeout` after that counts as a drop.
     public var keepaliveInterval: Duration = .seconds(60)
+    /// The clock that times reconnect delays, keepalive pings and
+    /// timeouts: the system's by default; tests give one they move by hand,
+    /// so nothing they check depends on how fast the machine is.
+    public var clock: any Clock<Duration> = ContinuousClock()
 
     /// A configuration for `jid` with `secret` and the defaults above.
     public init(jid: JID, secret: ClientSecret) {

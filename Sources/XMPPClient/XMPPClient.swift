@@ -22,7 +22,7 @@ public actor XMPPClient {
     public var boundJID: JID? { connection?.jid }
 
     let store: ClientStore
-    let broadcaster = EventBroadcaster()
+    nonisolated let broadcaster = EventBroadcaster()
     var secret: ClientSecret
     var connection: Connection?
     /// Roster contacts by bare JID.
@@ -46,9 +46,12 @@ public actor XMPPClient {
     var streamManagement: StreamManagementState<Element>?
     /// The full JID of the last session, which a resumed one keeps.
     private var lastBoundJID: JID?
-    private var pending: [String: CheckedContinuation<IQ, any Error>] = [:]
+    /// IQ requests waiting for their answer, by id.
+    private var pending: [String: PendingRequest] = [:]
     /// Whether the user wants to be connected: set by `connect`, cleared by
-    /// `disconnect` and by errors that a retry cannot fix.
+    /// `disconnect` and by errors that a retry cannot fix. While it is
+    /// false no reconnect is scheduled or announced (`.reconnecting`), and
+    /// it changes in the same actor turn as the state it goes with.
     var wantsConnection = false
     private var reconnectTask: Task<Void, Never>?
     /// The connection whose stream we closed, waiting for the server's
@@ -65,6 +68,13 @@ public actor XMPPClient {
         let features: Element
         var readTask: Task<Void, Never>?
         var keepaliveTask: Task<Void, Never>?
+    }
+
+    /// An IQ request waiting for its answer, and the task that gives up on
+    /// it after `configuration.timeout`.
+    private struct PendingRequest {
+        let waiter: CheckedContinuation<IQ, any Error>
+        let deadline: Task<Void, Never>
     }
 
     /// Creates a client; nothing is sent until ``connect()``.
@@ -135,8 +145,9 @@ public actor XMPPClient {
         goodbye += XMLSerializer.streamClosing(StreamNegotiator.clientHeader(domain: account.domainpart))
         connection.transport.send(goodbye)
         let transport = connection.transport
+        let clock = configuration.clock
         let deadline = Task {
-            try await Task.sleep(for: .seconds(2))
+            try await clock.sleep(for: .seconds(2))
             transport.abort(.timedOut)
         }
         await connection.readTask?.value
@@ -268,8 +279,7 @@ public actor XMPPClient {
     private func handle(_ iq: IQ) async {
         switch iq.type {
         case .result, .error:
-            guard let id = iq.id, let waiter = pending.removeValue(forKey: id) else { return }
-            waiter.resume(returning: iq)
+            if let id = iq.id { finishRequest(id, with: .success(iq)) }
         case .get, .set:
             await handleRequest(iq)
         case nil:
@@ -300,8 +310,7 @@ public actor XMPPClient {
         ended.keepaliveTask?.cancel()
         connection = nil
         presences.removeAll()
-        for waiter in pending.values { waiter.resume(throwing: XMPPClientError.notConnected) }
-        pending.removeAll()
+        for id in Array(pending.keys) { finishRequest(id, with: .failure(.notConnected)) }
         let retryable: Bool =
             switch error {
             case .streamError(.conflict, _), .notAuthorized, .streamError(.notAuthorized, _): false
@@ -323,7 +332,7 @@ public actor XMPPClient {
             attempt += 1
             let delay = configuration.reconnect.delay(forAttempt: attempt, random: Double.random(in: 0..<1))
             setState(.reconnecting(attempt: attempt, delay: delay, lastError: lastError))
-            do { try await Task.sleep(for: delay) } catch { return }
+            do { try await configuration.clock.sleep(for: delay) } catch { return }
             guard wantsConnection, !Task.isCancelled else { return }
             do {
                 try await establish()
@@ -341,7 +350,7 @@ public actor XMPPClient {
 
     private func keepalive(generation: Int) async {
         while !Task.isCancelled {
-            do { try await Task.sleep(for: configuration.keepaliveInterval) } catch { return }
+            do { try await configuration.clock.sleep(for: configuration.keepaliveInterval) } catch { return }
             guard let connection, connection.generation == generation else { return }
             nextID += 1
             send(IQ(type: .get, id: "keepalive-\(nextID)", payload: Element("ping", namespace: NS.ping)).element)
@@ -392,21 +401,21 @@ public actor XMPPClient {
         let element = IQ(type: type, to: to, id: id, payload: payload).element
         let bytes = ClientWire.bytes(element)
         guard !bytes.isEmpty else { throw .invalidRequest("the request contains characters XML cannot carry") }
-        let timeout = configuration.timeout
+        let (clock, timeout) = (configuration.clock, configuration.timeout)
         let reply: IQ
         do {
             reply = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<IQ, any Error>) in
-                    pending[id] = waiter
+                    let deadline = Task {
+                        do { try await clock.sleep(for: timeout) } catch { return }
+                        self.finishRequest(id, with: .failure(.timedOut))
+                    }
+                    pending[id] = PendingRequest(waiter: waiter, deadline: deadline)
                     if streamManagement != nil { streamManagement?.recordSent(element, byteCount: bytes.count) }
                     connection.transport.send(bytes)
-                    Task {
-                        try? await Task.sleep(for: timeout)
-                        self.expire(id, with: .timedOut)
-                    }
                 }
             } onCancel: {
-                Task { await self.expire(id, with: .notConnected) }
+                Task { await self.finishRequest(id, with: .failure(.notConnected)) }
             }
         } catch let error as XMPPClientError {
             throw error
@@ -420,7 +429,11 @@ public actor XMPPClient {
         return reply
     }
 
-    private func expire(_ id: String, with error: XMPPClientError) {
-        pending.removeValue(forKey: id)?.resume(throwing: error)
+    /// Ends the wait for request `id`, if it still waits, with `outcome`,
+    /// and stops its timeout (so nothing sleeps on the clock for it).
+    private func finishRequest(_ id: String, with outcome: Result<IQ, XMPPClientError>) {
+        guard let request = pending.removeValue(forKey: id) else { return }
+        request.deadline.cancel()
+        request.waiter.resume(with: outcome)
     }
 }

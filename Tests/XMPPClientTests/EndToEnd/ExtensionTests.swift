@@ -6,7 +6,7 @@ import XMPPServer
 import XMPPTestSupport
 
 /// Carbons and profiles (vCard, avatar hash) through the client kit.
-@Suite("Client extensions")
+@Suite("Client extensions", .timeLimit(.minutes(1)))
 struct ClientExtensionTests {
     @Test("a message sent from one resource shows up, archived as ours, on the other (carbons)")
     func sentCarbon() async throws {
@@ -186,7 +186,7 @@ struct ClientExtensionTests {
 }
 
 /// The server's message archive through the client kit.
-@Suite("Client history")
+@Suite("Client history", .timeLimit(.minutes(1)))
 struct ClientHistoryTests {
     @Test("a new device fills its local archive from the server, both directions, once")
     func syncOnNewDevice() async throws {
@@ -232,7 +232,7 @@ struct ClientHistoryTests {
 }
 
 /// Files shared through HTTP upload (XEP-0363) with the client kit.
-@Suite("Client file sharing")
+@Suite("Client file sharing", .timeLimit(.minutes(1)))
 struct ClientFileSharingTests {
     @Test("a file is uploaded, announced with its URL (also out of band), and downloads byte for byte")
     func sendAndFetch() async throws {
@@ -336,7 +336,7 @@ struct ClientFileSharingTests {
 }
 
 /// Blocking (XEP-0191) and client state (XEP-0352) through the client kit.
-@Suite("Client blocking and state")
+@Suite("Client blocking and state", .timeLimit(.minutes(1)))
 struct ClientBlockingTests {
     @Test("a blocked contact's messages bounce; unblocking everyone lets them through again")
     func blockAndUnblock() async throws {
@@ -367,11 +367,15 @@ struct ClientBlockingTests {
     func inactiveHoldsPresence() async throws {
         try await ServerFixture.run { server in
             let (alice, aliceEvents, bob, _) = try await ClientIMTests.friends(on: server)
+            let aliceFull = try #require(await alice.boundJID)
             await alice.setActive(false)
-            try await Task.sleep(for: .milliseconds(100))
+            // Each ping's answer comes after the server handled what that
+            // client sent before it.
+            try await alice.ping()
             let before = aliceEvents.all.count
             await bob.setPresence(.away, status: "out")
-            try await Task.sleep(for: .milliseconds(300))
+            try await bob.ping()
+            #expect(await server.holdsPresence(for: aliceFull))
             #expect(!aliceEvents.all[before...].contains { if case .presence = $0 { true } else { false } })
             try await bob.send("ping", to: try JID("alice@localhost"))
             try await aliceEvents.first("the message") { if case .message(let m) = $0, m.body == "ping" { m } else { nil } }

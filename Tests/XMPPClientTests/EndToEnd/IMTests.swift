@@ -6,7 +6,7 @@ import XMPPTestSupport
 
 /// Roster, subscriptions, presence and messages between two clients on
 /// swiftletd.
-@Suite("Client IM")
+@Suite("Client IM", .timeLimit(.minutes(1)))
 struct ClientIMTests {
     /// Alice and Bob, connected, friends with `both` subscriptions.
     static func friends(
@@ -157,7 +157,8 @@ struct ClientIMTests {
         let bobJID = try JID("bob@localhost")
         try await alice.send("while you were out", to: bobJID)
         try await alice.send("second", to: bobJID)
-        try await Task.sleep(for: .milliseconds(200))
+        // Once the server answers, it has stored both for bob.
+        try await alice.ping()
         let bobEvents = EventRecorder(bob)
         try await bob.connect()
         let first = try await bobEvents.first("the offline message") {
@@ -192,7 +193,7 @@ struct ClientIMTests {
 }
 
 /// The roster and archive kept in the client's SQLite file across clients.
-@Suite("Client local store")
+@Suite("Client local store", .timeLimit(.minutes(1)))
 struct ClientLocalStoreTests {
     @Test("the roster is cached with its version, shown before connecting, and still right after a versioned fetch")
     func rosterCache() async throws {

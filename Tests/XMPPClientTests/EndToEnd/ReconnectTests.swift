@@ -6,7 +6,7 @@ import XMPPCore
 import XMPPTestSupport
 
 /// Reconnecting after drops, against swiftletd on loopback.
-@Suite("Client reconnect")
+@Suite("Client reconnect", .timeLimit(.minutes(1)))
 struct ReconnectTests {
     @Test("a dropped connection comes back, presence re-sent, and what was sent meanwhile arrives")
     func reconnectsAfterDrop() async throws {
@@ -50,7 +50,9 @@ struct ReconnectTests {
         let events = EventRecorder(client)
         try await client.connect()
         await client.disconnect()
-        try await Task.sleep(for: .milliseconds(300))
+        // Whatever ended the connection, the client no longer wants one, so
+        // no reconnect is scheduled, now or later.
+        #expect(await !client.wantsConnection)
         #expect(!events.all.contains { if case .connectionState(.reconnecting) = $0 { true } else { false } })
         #expect(await client.state == .disconnected(nil))
     }
@@ -73,7 +75,9 @@ struct ReconnectTests {
             Issue.record("expected the conflict stream error, got \(String(describing: ended))")
             return
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // The turn that published the end also gave up the connection: no
+        // reconnect is scheduled, now or later.
+        #expect(await !first.wantsConnection)
         #expect(!events.all.contains { if case .connectionState(.reconnecting) = $0 { true } else { false } })
         await second.disconnect()
     }
@@ -103,7 +107,7 @@ extension XMPPClient {
     }
 }
 
-@Suite("Client stream management")
+@Suite("Client stream management", .timeLimit(.minutes(1)))
 struct ClientStreamManagementTests {
     @Test("after a drop the session is resumed: nothing sent meanwhile is lost or doubled, contacts never saw it go")
     func resumesAfterDrop() async throws {
@@ -126,7 +130,9 @@ struct ClientStreamManagementTests {
             try await bobEvents.first("the second message") {
                 if case .message(let m) = $0, m.body == "two" { m } else { nil }
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // The server's stanzas are handled in order: a copy sent again
+            // would have arrived before the ping's answer.
+            try await bob.ping()
             let bodies = bobEvents.all.compactMap { if case .message(let m) = $0 { m.body } else { nil } }
             #expect(bodies == ["one", "two"])
             #expect(!aliceEvents.all.contains {
@@ -143,16 +149,23 @@ struct ClientStreamManagementTests {
     @Test("with resumption off on the server, a drop ends in a fresh session and offline delivery")
     func noResumptionFallsBack() async throws {
         try await ServerFixture.run(configure: { $0.timeouts.resume = .zero }) { server in
-            let (alice, _, bob, bobEvents) = try await ClientIMTests.friends(on: server) {
-                $0.reconnect.initialDelay = .seconds(1)
-            }
+            // Bob's reconnect delay runs on a clock that moves only when
+            // the message is stored for him.
+            let clock = ManualClock()
+            let (alice, aliceEvents, bob, bobEvents) = try await ClientIMTests.friends(on: server) { $0.clock = clock }
             #expect(await !bob.isResumable)
+            let bobFull = try #require(await bob.boundJID)
             await bob.cutConnection()
             try await bobEvents.first("reconnecting") {
                 if case .connectionState(.reconnecting) = $0 { true } else { nil }
             }
-            try await Task.sleep(for: .milliseconds(200))
+            try await aliceEvents.first("bob's session ended") {
+                if case .presence(let p) = $0, p.jid == bobFull, p.availability == .unavailable { p } else { nil }
+            }
             try await alice.send("kept for you", to: try JID("bob@localhost"))
+            try await alice.ping()
+            try await clock.waitForSleepers()
+            clock.advance(by: .seconds(1))
             let message = try await bobEvents.first("the message") {
                 if case .message(let m) = $0, m.body == "kept for you" { m } else { nil }
             }
@@ -174,7 +187,9 @@ extension ClientStreamManagementTests {
             let again = try XMPPClient(configuration: server.configuration("bob", resource: "b2"))
             let againEvents = EventRecorder(again)
             try await again.connect()
-            try await Task.sleep(for: .milliseconds(300))
+            // Offline messages come with the initial presence, before the
+            // ping's answer.
+            try await again.ping()
             #expect(!againEvents.all.contains { if case .message = $0 { true } else { false } })
             await again.disconnect()
             await alice.disconnect()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Synchronization
-import XMPPClient
+@testable import XMPPClient
 import XMPPCore
 import XMPPNet
 @testable import XMPPServer
@@ -59,6 +59,16 @@ final class ServerFixture: ClientTestServer, Sendable {
         server.context.sessions.session(jid)?.withSession { $0.closeTransport() }
     }
 
+    /// Whether `jid`'s session holds contacts' presence back for its
+    /// inactive client (XEP-0352); asked on the session's loop, after what
+    /// was queued there before.
+    func holdsPresence(for jid: JID) async -> Bool {
+        guard let handle = server.context.sessions.session(jid) else { return false }
+        return await withCheckedContinuation { answer in
+            handle.withSession { answer.resume(returning: !$0.state[ClientStateIndication.Held.self].isEmpty) }
+        }
+    }
+
     private func stop() {
         if !server.stop(within: .seconds(5)) {
             Issue.record("the server did not stop within 5 s")
@@ -72,39 +82,56 @@ private struct NoLog: LogSink {
     func write(line: String) {}
 }
 
-/// Everything one client published, for tests to wait on.
+/// Everything one client published, for tests to wait on. Events are
+/// recorded in the client's own turn, so when a call to the client returns,
+/// what it published is in `all`: a test can check that something did not
+/// happen without waiting to see.
 final class EventRecorder: Sendable {
     private final class Storage: Sendable {
-        let events = Mutex<[ClientEvent]>([])
+        /// The events so far, and a signal for each wait in `first`.
+        let state = Mutex<(events: [ClientEvent], next: Int, watchers: [Int: AsyncStream<Void>.Continuation])>(
+            ([], 0, [:]))
+
+        func record(_ event: ClientEvent) {
+            let watchers = state.withLock { state in
+                state.events.append(event)
+                return Array(state.watchers.values)
+            }
+            for watcher in watchers { watcher.yield() }
+        }
     }
 
     private let storage = Storage()
-    private let task: Task<Void, Never>
+    private let broadcaster: EventBroadcaster
+    private let subscription: Int
 
     init(_ client: XMPPClient) {
-        let stream = client.events()
         let storage = self.storage
-        task = Task { for await event in stream { storage.events.withLock { $0.append(event) } } }
+        broadcaster = client.broadcaster
+        subscription = broadcaster.subscribe { storage.record($0) }
     }
 
-    deinit { task.cancel() }
+    deinit { broadcaster.unsubscribe(subscription) }
 
     /// Every event so far.
-    var all: [ClientEvent] { storage.events.withLock { $0 } }
+    var all: [ClientEvent] { storage.state.withLock { $0.events } }
 
-    /// The first event (of all so far) that `match` accepts, waiting up to
-    /// `timeout` for one.
+    /// The first event (of all so far) that `match` accepts, waiting for
+    /// one as long as it takes: no deadline that a busy machine could miss.
+    /// A wait for an event that never comes ends with the test's time limit.
     @discardableResult
-    func first<T>(
-        timeout: Duration = .seconds(5), _ what: String, _ match: (ClientEvent) -> T?
-    ) async throws -> T {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let found = all.lazy.compactMap(match).first { return found }
-            guard ContinuousClock.now < deadline else {
-                throw TestFailure("no \(what) within \(timeout); events: \(all)")
-            }
-            try await Task.sleep(for: .milliseconds(10))
+    func first<T>(_ what: String, _ match: (ClientEvent) -> T?) async throws -> T {
+        let (changes, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = storage.state.withLock { state in
+            state.next += 1
+            state.watchers[state.next] = signal
+            return state.next
         }
+        defer { _ = storage.state.withLock { $0.watchers.removeValue(forKey: id) } }
+        var iterator = changes.makeAsyncIterator()
+        repeat {
+            if let found = all.lazy.compactMap(match).first { return found }
+        } while await iterator.next() != nil
+        throw TestFailure("no \(what) before the test was cancelled; events: \(all)")
     }
 }
