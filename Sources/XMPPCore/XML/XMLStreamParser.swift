@@ -269,7 +269,13 @@ public final class XMLStreamParser {
             parsed.append(Attribute(attributeName, namespace: attributeNamespace, String(cString: attributes[2 * index + 1]!)))
             if !attributeNamespace.isEmpty, attributeNamespace != NS.xml { growth += attributeNamespace.utf8.count + 16 }
         }
-        if let parent = stack.last, parent.namespace != namespace { growth += namespace.utf8.count + 10 }
+        // Written out, an element declares its namespace when it differs
+        // from the default in effect, which is the namespace of the nearest
+        // ancestor outside the XML namespace: `xml:` needs no declaration
+        // and changes no default (XML Namespaces §3).
+        if namespace != NS.xml, let parent = stack.last(where: { $0.namespace != NS.xml }), parent.namespace != namespace {
+            growth += namespace.utf8.count + 10
+        }
         namespaceOverhead += max(0, growth - declaredOnThisTag)
         declaredOnThisTag = 0
         guard end - unitStart + namespaceOverhead <= limits.maxStanzaSize else {

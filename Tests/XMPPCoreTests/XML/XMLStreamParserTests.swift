@@ -124,6 +124,21 @@ let clientHeader = """
         #expect(element.elements.count == 1000)
     }
 
+    /// Elements in the XML namespace are written with the `xml:` prefix,
+    /// which is never declared and leaves the default namespace as it was:
+    /// they, and their children, grow nothing.
+    @Test func elementsInTheXMLNamespaceAddNoNamespaceGrowth() {
+        let children = String(repeating: "<xml:m><body/></xml:m>", count: 100)  // 2.2 KB
+        let stanza = "<message>\(children)</message>"
+        let parser = XMLStreamParser(limits: .init(maxStanzaSize: stanza.utf8.count + 100))
+        _ = parser.feed("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
+        guard case .element(let element)? = parser.feed(stanza).first else {
+            Issue.record("a stanza within the limit was refused")
+            return
+        }
+        #expect(element.elements.count == 100)
+    }
+
     @Test func whitespaceBetweenStanzasIsAKeepaliveNotAnError() {
         let parser = XMLStreamParser()
         _ = parser.feed(clientHeader)
