@@ -99,9 +99,6 @@ public struct RoutedPresence {
     public let recipient: JID?
     /// The session it came from.
     public let session: ClientSession
-
-    /// The server it is routed on.
-    public var server: ServerContext { session.server }
 }
 
 /// A chat or normal message for a user none of whose resources can take
