@@ -216,7 +216,7 @@ private struct ScansionParser {
             let text = String(trimmed.drop { $0 == "#" }).trimmingSpaces
             if title.isEmpty { title = text } else { description.append(text) }
         case .metadata, .header:
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { return }
+            if trimmed.isEmpty || (isComment(trimmed) && !isSeparator(trimmed)) { return }
             if isSeparator(trimmed) {
                 try endObject()
                 section = .body
