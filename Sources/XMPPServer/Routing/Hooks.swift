@@ -40,13 +40,23 @@ public struct IQRequest {
     /// Answers with a result (RFC 6120 §8.2.3); `answer` does this for
     /// handlers.
     func reply(_ payload: Element? = nil) {
-        session.send(iq.result(payload: payload))
+        session.send(fromTarget(iq.result(payload: payload)))
     }
 
     /// Answers with an error (RFC 6120 §8.3); `answer` does this for
     /// handlers.
     func fail(_ error: StanzaError) {
-        if let reply = iq.errorReply(error) { session.send(reply) }
+        if let reply = iq.errorReply(error) { session.send(fromTarget(reply)) }
+    }
+
+    /// `reply`, `from` the account's bare JID when the request had no `to`
+    /// and was handled on the account's behalf (RFC 6120 §8.1.2.1, as
+    /// Prosody and ejabberd answer).
+    private func fromTarget(_ reply: Element) -> Element {
+        guard iq.element[attribute: "to"] == nil, target.localpart != nil else { return reply }
+        var reply = reply
+        reply[attribute: "from"] = target.description
+        return reply
     }
 }
 

@@ -136,10 +136,10 @@ public final class Router: Sendable {
     /// Hands a request to its handler; answers (only) a request nobody handles.
     private func dispatch(_ iq: IQ, to target: IQTarget, at address: JID, from session: ClientSession) {
         guard iq.type == .get || iq.type == .set, let payload = iq.payload else { return }
-        guard let handler = session.server.hooks.iqHandler(iq.type!, payload, target) else {
-            return unhandled(iq.element, session)
-        }
         let request = IQRequest(iq: iq, target: address, session: session)
+        guard let handler = session.server.hooks.iqHandler(iq.type!, payload, target) else {
+            return request.fail(StanzaError(.serviceUnavailable))
+        }
         request.answer { try handler(request) }
     }
 

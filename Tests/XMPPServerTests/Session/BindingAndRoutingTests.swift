@@ -75,6 +75,16 @@ import XMPPTestSupport
         #expect(reply[attribute: "type"] == "result")
         #expect(reply[attribute: "id"] == "p1")
         #expect(reply[attribute: "to"] == "romeo@localhost/test")
+        // RFC 6120 §8.1.2.1: answered on the account's behalf, from its bare JID.
+        #expect(reply[attribute: "from"] == (to == " to='localhost'" ? "localhost" : "romeo@localhost"))
+    }
+
+    @Test func anErrorToARequestWithoutToComesFromTheAccount() throws {
+        let (_, client) = try loggedIn()
+        client.send("<iq type='get' id='e1'><query xmlns='urn:example:nothing'/></iq>")
+        let reply = try client.receiveOne()
+        #expect(reply[attribute: "type"] == "error")
+        #expect(reply[attribute: "from"] == "romeo@localhost")
     }
 
     @Test func discoInfoListsWhatIsImplemented() throws {
