@@ -62,6 +62,8 @@ class Peer(slixmpp_account.Records):
         self.user = library[:4] + secrets.token_hex(4)
         self.jid = f"{self.user}@{server.domain}"
         self.password = "pw-" + secrets.token_hex(6)
+        # The resource each login binds.
+        self.resource = "interop"
         # Bare JID -> subscription, as the latest roster push says.
         self.roster = {}
         # Bare JIDs that asked to subscribe to us, in order of arrival.
@@ -105,7 +107,7 @@ class SlixmppPeer(Peer):
             STEP_TIMEOUT)
 
     async def login(self):
-        client = self._client(self.jid + "/interop")
+        client = self._client(f"{self.jid}/{self.resource}")
         started = asyncio.get_running_loop().create_future()
 
         async def on_start(_event):
@@ -224,7 +226,7 @@ class AioxmppPeer(Peer):
 
     async def login(self):
         client = aioxmpp.Client(
-            aioxmpp.JID.fromstr(self.jid + "/interop"), self._security_layer(self.password),
+            aioxmpp.JID.fromstr(f"{self.jid}/{self.resource}"), self._security_layer(self.password),
             override_peer=self._peer_override(), max_initial_attempts=1)
         roster = client.summon(aioxmpp.RosterClient)
         roster.on_entry_added.connect(lambda _item: self._on_roster_change(roster))
