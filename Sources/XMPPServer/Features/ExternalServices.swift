@@ -60,6 +60,9 @@ public struct ExternalServices: ServerFeature {
     private func answer(_ name: String, _ services: [ServerConfig.ExternalService], for username: String) -> Element {
         let (seconds, _) = settings.credentialLifetime.components
         let expiry = clock.seconds + Int(seconds)
+        let credentials =
+            services.contains(where: \.needsCredentials)
+            ? TURNCredentials(secret: settings.turnSecret, username: username, expiry: expiry) : nil
         var answer = Element(name, namespace: Self.namespace)
         for service in services {
             var element = Element(
@@ -68,8 +71,7 @@ public struct ExternalServices: ServerFeature {
                     "type": service.kind.rawValue, "host": service.hostAttribute, "port": String(service.port),
                     "transport": service.transport.rawValue,
                 ])
-            if service.needsCredentials {
-                let credentials = TURNCredentials(secret: settings.turnSecret, username: username, expiry: expiry)
+            if service.needsCredentials, let credentials {
                 element[attribute: "restricted"] = "1"
                 element[attribute: "username"] = credentials.username
                 element[attribute: "password"] = credentials.password

@@ -26,10 +26,10 @@ import XMPPTestSupport
 
     // MARK: Account features on the domain
 
-    @Test func theDomainListsTheArchiveCarbonsAndBlocking() throws {
+    @Test func theDomainListsTheArchiveCarbonsBlockingAndOfflineStorage() throws {
         let (_, romeo, _) = try romeoAndJuliet()
         let domain = features(try info(romeo))
-        for feature in [NS.mam, NS.mam + "#extended", NS.carbons, NS.blocking] {
+        for feature in [NS.mam, NS.mam + "#extended", NS.carbons, NS.blocking, "msgoffline"] {
             #expect(domain.contains(feature), "\(feature) on the domain")
         }
         let account = features(try info(romeo, of: "romeo@localhost"))
