@@ -25,13 +25,13 @@ extension ServerConfig {
         /// Help for users. Key `contact_support`, default none.
         public var support: [String] = []
 
-        /// The kinds that are set, by their XEP-0157 field name
-        /// (`abuse-addresses`…), in the field names' order.
-        public var fields: [(name: String, addresses: [String])] {
+        /// The kinds that are set, by name (`abuse`, the key's end), in
+        /// alphabetical order.
+        public var kinds: [(name: String, addresses: [String])] {
             [
                 ("abuse", abuse), ("admin", admin), ("feedback", feedback), ("sales", sales),
                 ("security", security), ("status", status), ("support", support),
-            ].filter { !$0.1.isEmpty }.map { ("\($0.0)-addresses", $0.1) }
+            ].filter { !$0.1.isEmpty }
         }
     }
 

@@ -6,9 +6,6 @@ import XMPPCore
 /// that is set (`abuse-addresses`, `admin-addresses`…); with none set,
 /// nothing is added.
 public struct ContactAddresses: ServerFeature {
-    /// The form's `FORM_TYPE` (XEP-0157 §4).
-    static let formType = "http://jabber.org/network/serverinfo"
-
     private let contact: ServerConfig.Contact
 
     /// The feature publishing `contact`.
@@ -17,12 +14,12 @@ public struct ContactAddresses: ServerFeature {
     }
 
     public func install(_ hooks: Hooks) {
-        let fields = contact.fields
-        guard !fields.isEmpty else { return }
+        let kinds = contact.kinds
+        guard !kinds.isEmpty else { return }
         let form = DataForm(
             type: "result",
-            fields: [DataForm.Field("FORM_TYPE", type: "hidden", values: [Self.formType])]
-                + fields.map { DataForm.Field($0.name, type: "list-multi", values: $0.addresses) })
+            fields: [DataForm.Field("FORM_TYPE", type: "hidden", values: [NS.serverInfo])]
+                + kinds.map { DataForm.Field("\($0.name)-addresses", type: "list-multi", values: $0.addresses) })
         hooks.advertiseForm(form.element)
     }
 }

@@ -20,9 +20,6 @@ import XMPPCore
 /// servers need none. Without services the feature installs nothing, so
 /// disco does not list it and the requests get `service-unavailable`.
 public struct ExternalServices: ServerFeature {
-    /// `urn:xmpp:extdisco:2`.
-    static let namespace = "urn:xmpp:extdisco:2"
-
     private let settings: ServerConfig.ExternalServiceSettings
     private let clock: WallClock
 
@@ -35,14 +32,14 @@ public struct ExternalServices: ServerFeature {
 
     public func install(_ hooks: Hooks) {
         guard !settings.services.isEmpty else { return }
-        hooks.advertise(Self.namespace)
-        hooks.onIQ(.get, Self.namespace, "services", to: [.host]) { request in
+        hooks.advertise(NS.extdisco)
+        hooks.onIQ(.get, NS.extdisco, "services", to: [.host]) { request in
             let type = request.iq.payload![attribute: "type"]
             let services = settings.services.filter { type == nil || $0.kind.rawValue == type }
             return .result(answer("services", services, for: try request.username()))
         }
-        hooks.onIQ(.get, Self.namespace, "credentials", to: [.host]) { request in
-            guard let asked = request.iq.payload!.child("service", namespace: Self.namespace),
+        hooks.onIQ(.get, NS.extdisco, "credentials", to: [.host]) { request in
+            guard let asked = request.iq.payload!.child("service", namespace: NS.extdisco),
                 let host = asked[attribute: "host"], let type = asked[attribute: "type"]
             else { throw StanzaError(.badRequest, text: "name the service by its host and type") }
             let port = asked[attribute: "port"]
@@ -63,10 +60,10 @@ public struct ExternalServices: ServerFeature {
         let credentials =
             services.contains(where: \.needsCredentials)
             ? TURNCredentials(secret: settings.turnSecret, username: username, expiry: expiry) : nil
-        var answer = Element(name, namespace: Self.namespace)
+        var answer = Element(name, namespace: NS.extdisco)
         for service in services {
             var element = Element(
-                "service", namespace: Self.namespace,
+                "service", namespace: NS.extdisco,
                 attributes: [
                     "type": service.kind.rawValue, "host": service.hostAttribute, "port": String(service.port),
                     "transport": service.transport.rawValue,

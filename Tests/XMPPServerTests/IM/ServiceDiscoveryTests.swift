@@ -8,8 +8,6 @@ import XMPPTestSupport
 /// features clients expect on the domain, XEP-0157 contact addresses and
 /// XEP-0215 STUN/TURN services.
 @Suite struct ServiceDiscoveryTests {
-    private static let extdisco = "urn:xmpp:extdisco:2"
-
     private func info(_ client: TestClient, of jid: String = "localhost") throws -> Element {
         let reply = client.request(
             "<iq type='get' id='d' to='\(jid)'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>", id: "d")
@@ -100,7 +98,7 @@ import XMPPTestSupport
     }
 
     private func services(_ reply: Element?, _ name: String = "services") throws -> [[String: String]] {
-        let list = try #require(reply?.child(name, namespace: Self.extdisco))
+        let list = try #require(reply?.child(name, namespace: NS.extdisco))
         return list.elements.map { service in
             Dictionary(uniqueKeysWithValues: service.attributes.map { ($0.name, $0.value) })
         }
@@ -116,7 +114,7 @@ import XMPPTestSupport
 
     @Test func servicesListsEachServerTURNWithCredentials() throws {
         let romeo = try romeoWithServices()
-        #expect(features(try info(romeo)).contains(Self.extdisco))
+        #expect(features(try info(romeo)).contains(NS.extdisco))
         let reply = romeo.request("<iq type='get' id='s' to='localhost'><services xmlns='urn:xmpp:extdisco:2'/></iq>", id: "s")
         #expect(reply?[attribute: "type"] == "result")
         let listed = try services(reply)
@@ -159,7 +157,7 @@ import XMPPTestSupport
 
     @Test func withoutServicesNothingIsOffered() throws {
         let (_, romeo, _) = try romeoAndJuliet()
-        #expect(!features(try info(romeo)).contains(Self.extdisco))
+        #expect(!features(try info(romeo)).contains(NS.extdisco))
         let reply = romeo.request("<iq type='get' id='s' to='localhost'><services xmlns='urn:xmpp:extdisco:2'/></iq>", id: "s")
         #expect(reply?.errorCondition == "service-unavailable")
     }
