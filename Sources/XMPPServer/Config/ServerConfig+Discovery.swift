@@ -53,7 +53,8 @@ extension ServerConfig {
     }
 
     /// One STUN or TURN server, written as the URIs of RFC 7064 and RFC
-    /// 7065 write it: `turn:turn.example.com:3478?transport=udp`.
+    /// 7065 write it: `turn:turn.example.com:3478?transport=udp` (STUN
+    /// URIs take the `transport` too, for XEP-0215's attribute).
     public struct ExternalService: Sendable, Equatable, CustomStringConvertible {
         /// The protocol, the URI's scheme.
         public enum Kind: String, Sendable, CaseIterable {
@@ -72,7 +73,10 @@ extension ServerConfig {
 
         /// The transport clients reach the server by.
         public enum Transport: String, Sendable, CaseIterable {
-            case udp, tcp
+            /// UDP (DTLS for `stuns` and `turns`).
+            case udp
+            /// TCP (TLS for `stuns` and `turns`).
+            case tcp
         }
 
         /// The protocol.
@@ -102,8 +106,9 @@ extension ServerConfig {
             var transport = kind == .stun || kind == .turn ? Transport.udp : .tcp
             if let question = rest.firstIndex(of: "?") {
                 let query = rest[rest.index(after: question)...].lowercased()
-                guard query.hasPrefix("transport="), let given = Transport(rawValue: String(query.dropFirst(10)))
-                else { throw ConfigValueError("only ?transport=udp or ?transport=tcp may follow the port in '\(text)'") }
+                guard query.hasPrefix("transport="), let given = Transport(rawValue: String(query.dropFirst(10))) else {
+                    throw ConfigValueError("only ?transport=udp or ?transport=tcp may follow the port in '\(text)'")
+                }
                 transport = given
                 rest = rest[..<question]
             }

@@ -38,7 +38,8 @@ import XMPPTestSupport
         let (_, romeo, juliet) = try romeoAndJuliet()
         romeo.send("<message to='juliet@localhost' type='chat' id='m1'><body>hi</body></message>")
         _ = juliet.receive()
-        let reply = romeo.request("<iq type='get' id='meta' to='localhost'><metadata xmlns='urn:xmpp:mam:2'/></iq>", id: "meta")
+        let reply = romeo.request(
+            "<iq type='get' id='meta' to='localhost'><metadata xmlns='urn:xmpp:mam:2'/></iq>", id: "meta")
         #expect(reply?[attribute: "type"] == "result")
         #expect(reply?[attribute: "from"] == "localhost")
         let metadata = try #require(reply?.child("metadata", namespace: NS.mam))
@@ -115,7 +116,8 @@ import XMPPTestSupport
     @Test func servicesListsEachServerTURNWithCredentials() throws {
         let romeo = try romeoWithServices()
         #expect(features(try info(romeo)).contains(NS.extdisco))
-        let reply = romeo.request("<iq type='get' id='s' to='localhost'><services xmlns='urn:xmpp:extdisco:2'/></iq>", id: "s")
+        let reply = romeo.request(
+            "<iq type='get' id='s' to='localhost'><services xmlns='urn:xmpp:extdisco:2'/></iq>", id: "s")
         #expect(reply?[attribute: "type"] == "result")
         let listed = try services(reply)
         try #require(listed.count == 3)
@@ -158,7 +160,8 @@ import XMPPTestSupport
     @Test func withoutServicesNothingIsOffered() throws {
         let (_, romeo, _) = try romeoAndJuliet()
         #expect(!features(try info(romeo)).contains(NS.extdisco))
-        let reply = romeo.request("<iq type='get' id='s' to='localhost'><services xmlns='urn:xmpp:extdisco:2'/></iq>", id: "s")
+        let reply = romeo.request(
+            "<iq type='get' id='s' to='localhost'><services xmlns='urn:xmpp:extdisco:2'/></iq>", id: "s")
         #expect(reply?.errorCondition == "service-unavailable")
     }
 
@@ -174,8 +177,8 @@ import XMPPTestSupport
 
     @Test func serviceURIsTakeDefaultsAndReadBack() throws {
         let parsed = try config(
-            "external_services = STUN:example.org, stuns:example.org, turn:192.0.2.7:80?transport=tcp, turns:[2001:DB8::1]:443"
-                + "\nturn_secret = s")
+            "external_services = STUN:example.org, stuns:example.org, turn:192.0.2.7:80?transport=tcp, "
+                + "turns:[2001:DB8::1]:443\nturn_secret = s")
         #expect(
             parsed.externalServices.services.map(\.description) == [
                 "stun:example.org:3478?transport=udp", "stuns:example.org:5349?transport=tcp",
