@@ -86,6 +86,9 @@ public enum NS {
     public static let archive = "urn:xmpp:archive"
     /// XEP-0153: vCard-Based Avatars, the presence `<x/>` element.
     public static let vcardUpdate = "vcard-temp:x:update"
+    /// XEP-0157: Contact Addresses for XMPP Services, the `FORM_TYPE` of
+    /// the addresses in the server's disco#info.
+    public static let serverInfo = "http://jabber.org/network/serverinfo"
     /// XEP-0184: Message Delivery Receipts.
     public static let receipts = "urn:xmpp:receipts"
     /// XEP-0191: Blocking Command.
@@ -100,6 +103,8 @@ public enum NS {
     public static let time = "urn:xmpp:time"
     /// XEP-0203: Delayed Delivery.
     public static let delay = "urn:xmpp:delay"
+    /// XEP-0215: External Service Discovery, version 2.
+    public static let extdisco = "urn:xmpp:extdisco:2"
     /// XEP-0280: Message Carbons, version 2.
     public static let carbons = "urn:xmpp:carbons:2"
     /// XEP-0297: Stanza Forwarding.

@@ -110,6 +110,16 @@ extension ServerConfig {
         .single("upload_quota", \.upload.quota, .size),
         .single("upload_slot_lifetime", \.upload.slotLifetime, .duration),
         .single("upload_expiry", \.upload.expiry, .duration),
+        .list("contact_abuse", \.contact.abuse, .uri),
+        .list("contact_admin", \.contact.admin, .uri),
+        .list("contact_feedback", \.contact.feedback, .uri),
+        .list("contact_sales", \.contact.sales, .uri),
+        .list("contact_security", \.contact.security, .uri),
+        .list("contact_status", \.contact.status, .uri),
+        .list("contact_support", \.contact.support, .uri),
+        .list("external_services", \.externalServices.services, .externalService),
+        .single("turn_secret", \.externalServices.turnSecret, .secret),
+        .single("turn_credentials_lifetime", \.externalServices.credentialLifetime, .duration),
     ]
 
     /// The keys by name.

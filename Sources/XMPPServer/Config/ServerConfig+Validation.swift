@@ -89,6 +89,7 @@ extension ServerConfig {
             throw ConfigError(key: "mam_retention", "must be at least 1h, got \(format(retention)); or forever")
         }
         try checkUpload()
+        try checkExternalServices()
     }
 
     /// At least one XMPP listener, and no address listed twice, in one key

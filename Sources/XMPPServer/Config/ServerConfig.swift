@@ -52,6 +52,10 @@ public struct ServerConfig: Sendable, Equatable {
     public var http = HTTP()
     /// HTTP file upload (XEP-0363).
     public var upload = Upload()
+    /// Contact addresses of the service (XEP-0157).
+    public var contact = Contact()
+    /// STUN and TURN services for calls (XEP-0215).
+    public var externalServices = ExternalServiceSettings()
 
     /// The defaults.
     public init() {}

@@ -1,7 +1,8 @@
 import XMPPCore
 
-/// XEP-0030: Service Discovery. The domain's info lists the server identity
-/// and every feature the installed features advertise; an account's bare
+/// XEP-0030: Service Discovery. The domain's info lists the server identity,
+/// every feature the installed features advertise and their XEP-0128
+/// forms (`Hooks.advertiseForm`); an account's bare
 /// JID answers as a registered account, with the identities and features
 /// advertised for accounts, to the user and to contacts the user shares
 /// presence with (`from` or `both`); to anyone else, and for an unknown
@@ -20,7 +21,9 @@ public struct Disco: ServerFeature {
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.host]) { request in
             var query = try DiscoAnswer.query(request)
             query.append(DiscoAnswer.identity(category: "server", type: "im", name: "Swiftlet"))
-            return .result(DiscoAnswer.adding(request.server.hooks.discoFeatures, to: query))
+            query = DiscoAnswer.adding(request.server.hooks.discoFeatures, to: query)
+            for form in request.server.hooks.discoForms { query.append(form) }
+            return .result(query)
         }
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.account]) { request in
             .result(Self.accountInfo(try DiscoAnswer.query(request), hooks: request.server.hooks))

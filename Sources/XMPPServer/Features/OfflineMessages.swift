@@ -9,11 +9,14 @@ import XMPPStorage
 /// removed.
 ///
 /// The `onMessageOffline` fallback, and an `InitialPresence` observer
-/// (after the pending subscription requests).
+/// (after the pending subscription requests). The server's disco#info
+/// lists `msgoffline`, the feature name the disco registry gives offline
+/// storage, as Prosody and ejabberd do.
 public struct OfflineMessages: ServerFeature {
     public init() {}
 
     public func install(_ hooks: Hooks) {
+        hooks.advertise("msgoffline")
         hooks.onMessageOffline { undelivered in
             if let sender = undelivered.waitingSender {
                 Self.store(undelivered.message, for: undelivered.user, from: sender)

@@ -146,6 +146,10 @@ public final class Hooks: @unchecked Sendable {
     /// The services the server's disco#items lists (XEP-0030 §4), in the
     /// order the features added them.
     public private(set) var discoItems: [DiscoItem] = []
+    /// The XEP-0128 forms (`<x xmlns='jabber:x:data' type='result'/>`) the
+    /// server's disco#info carries after its features, in the order the
+    /// features added them.
+    public private(set) var discoForms: [Element] = []
     /// Domains other than the served one that the server answers for
     /// itself (`upload.localhost`); stanzas to them never leave the server.
     public private(set) var serviceDomains: Set<String> = []
@@ -187,6 +191,13 @@ public final class Hooks: @unchecked Sendable {
     public func advertiseIdentityOnAccount(_ identity: DiscoIdentity) {
         checkInstalling()
         if !accountDiscoIdentities.contains(identity) { accountDiscoIdentities.append(identity) }
+    }
+
+    /// Adds `form`, an XEP-0128 extended-information form with a
+    /// `FORM_TYPE`, to the server's disco#info (XEP-0157 contact addresses).
+    public func advertiseForm(_ form: Element) {
+        checkInstalling()
+        discoForms.append(form)
     }
 
     /// Lists `item` in the server's disco#items (XEP-0030 §4.1: "the

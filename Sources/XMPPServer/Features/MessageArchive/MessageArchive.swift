@@ -10,8 +10,9 @@ import XMPPStorage
 /// hint or the owner's preferences say not to; offline messages too. The
 /// recipient's copy of the message carries `<stanza-id by='recipient'/>`
 /// with its archive id. The archive lives on the user's bare JID, which
-/// advertises it (XEP-0313 §7; Prosody does the same and leaves the
-/// server's own disco alone).
+/// advertises it (XEP-0313 §7). The server's domain advertises it too and
+/// answers requests sent to it as the user's own, as ejabberd does: some
+/// clients (profanity) look for MAM in the server's disco#info only.
 ///
 /// One feature in four files: this one installs it and runs retention;
 /// `+Archiving` decides what is archived and batches the writes;
@@ -25,6 +26,9 @@ public struct MessageArchive: ServerFeature {
     /// `urn:xmpp:mam:2#extended`: `before-id`, `after-id`, `ids`, flipped
     /// pages and archive metadata (XEP-0313 §7).
     static let extendedFeature = NS.mam + "#extended"
+    /// Where the owner's requests go: the bare JID (or no `to`), and the
+    /// server's domain.
+    static let owner: [IQTarget] = [.account, .host]
     /// Items in a page when the query does not say.
     static let defaultPageSize = 50
     /// The most items in one page, whatever the query asks (XEP-0313
@@ -56,8 +60,10 @@ public struct MessageArchive: ServerFeature {
     }
 
     public func install(_ hooks: Hooks) {
-        hooks.advertiseOnAccount(NS.mam)
-        hooks.advertiseOnAccount(Self.extendedFeature)
+        for feature in [NS.mam, Self.extendedFeature] {
+            hooks.advertiseOnAccount(feature)
+            hooks.advertise(feature)
+        }
         hooks.advertiseOnAccount(NS.stanzaID)
         // Before carbons (50) and delivery (0): the copies and the
         // delivered message carry the archive id.
@@ -65,15 +71,15 @@ public struct MessageArchive: ServerFeature {
             archive(&message)
             return .passed
         }
-        hooks.onIQ(.set, NS.mam, "query", to: [.account]) { request in try query(request) }
-        hooks.onIQ(.get, NS.mam, "query", to: [.account]) { _ in
+        hooks.onIQ(.set, NS.mam, "query", to: Self.owner) { request in try query(request) }
+        hooks.onIQ(.get, NS.mam, "query", to: Self.owner) { _ in
             .result(Element("query", namespace: NS.mam, children: [.element(Self.queryForm.element)]))
         }
-        hooks.onIQ(.get, NS.mam, "metadata", to: [.account]) { request in try metadata(request) }
-        hooks.onIQ(.get, NS.mam, "prefs", to: [.account]) { request in
+        hooks.onIQ(.get, NS.mam, "metadata", to: Self.owner) { request in try metadata(request) }
+        hooks.onIQ(.get, NS.mam, "prefs", to: Self.owner) { request in
             .result(policy.preferences(of: try request.username()).element)
         }
-        hooks.onIQ(.set, NS.mam, "prefs", to: [.account]) { request in try setPreferences(request) }
+        hooks.onIQ(.set, NS.mam, "prefs", to: Self.owner) { request in try setPreferences(request) }
         // XEP-0313 §8.1: only the user reads or configures the archive.
         for (type, name) in [(IQ.IQType.set, "query"), (.get, "query"), (.get, "metadata"), (.get, "prefs"), (.set, "prefs")] {
             hooks.onIQ(type, NS.mam, name, to: [.user]) { _ in
