@@ -61,6 +61,9 @@ public final class Router: Sendable {
     func route(_ element: Element, from session: ClientSession) {
         guard var stanza = Stanza(element), let sender = session.jid else { return }
         stanza.element[attribute: "from"] = sender.description
+        if let language = session.streamLanguage, stanza.element[attribute: "lang", namespace: NS.xml] == nil {
+            stanza.element[attribute: "lang", namespace: NS.xml] = language
+        }
         Self.stripDelays(claimedBy: domain, from: &stanza.element)
         let recipient: JID?
         do {

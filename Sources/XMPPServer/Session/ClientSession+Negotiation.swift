@@ -22,6 +22,7 @@ extension ClientSession {
             return fail(StreamError(.unsupportedVersion, text: "XMPP 1.0 streams only"))
         }
         let from = header[attribute: "from"].flatMap { try? JID($0) }
+        streamLanguage = header[attribute: "lang", namespace: NS.xml].flatMap(Self.languageTag)
         sendHeader(to: from)
         sendFeatures()
     }
@@ -47,6 +48,16 @@ extension ClientSession {
 
     /// The major number of a `version` attribute ("1.0" → 1), or nil when
     /// it is not `major.minor` (RFC 6120 §4.7.5).
+    /// `value` if it looks like a BCP 47 language tag (letters, digits and
+    /// hyphens, at most 35 characters), else nil: the stream's language is
+    /// copied into every stanza, so nothing longer or stranger is kept.
+    static func languageTag(_ value: String) -> String? {
+        guard (1...35).contains(value.utf8.count),
+            value.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0 & 0xDF) })
+        else { return nil }
+        return value
+    }
+
     static func majorVersion(of version: String) -> Int? {
         let parts = version.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let major = Int(parts[0]), Int(parts[1]) != nil, major >= 0 else { return nil }

@@ -129,6 +129,7 @@ extension ClientSession {
         log = new.log
         peerHost = new.peerHost
         streamID = new.streamID
+        streamLanguage = new.streamLanguage
         headerSent = new.headerSent
         lastReceived = new.lastReceived
         lastSent = new.lastSent

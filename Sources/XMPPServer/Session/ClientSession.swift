@@ -36,6 +36,10 @@ public final class ClientSession {
     var streamID = ""
     /// Whether our opening tag for the current stream has been sent.
     var headerSent = false
+    /// The `xml:lang` of the client's stream header, when it is a
+    /// well-formed language tag: the default language of its stanzas,
+    /// added to those that carry none (RFC 6120 §4.7.4).
+    var streamLanguage: String?
     /// TLS once STARTTLS (or direct TLS) began, its records written
     /// through `transmit`.
     private var secureChannel: SecureChannel?
