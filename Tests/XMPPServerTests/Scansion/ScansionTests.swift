@@ -21,11 +21,24 @@ struct ScansionTests {
         "pubsub_advanced": "pubsub service", "pubsub_basic": "pubsub service",
         "pubsub_createdelete": "pubsub service", "pubsub_max_items": "pubsub service",
         "pubsub_multi_items": "pubsub service", "pubsub_resend_on_sub": "pubsub service",
+        // The server does what the script asks; the runner cannot play it yet:
+        // it forgets a client's full JID when the client disconnects
+        // (`${Juliet's full JID}` on the last step), and drops the unavailable
+        // presence Romeo got from Juliet's `<presence type='unavailable'/>`
+        // when Juliet's next action (`disconnects`) comes before Romeo's
+        // `receives`.
+        "blocking": "runner: full JID after disconnect, and a receipt across another client's next action",
+        // Prosody's mod_tombstones: a probe to a deleted account gets a
+        // `gone` presence error before the `unsubscribed`. RFC 6121 §4.3.2
+        // asks only for the `unsubscribed` (for any account that does not
+        // exist); the error, and telling deleted accounts from never-created
+        // ones, are that module's own.
+        "tombstones": "Prosody's mod_tombstones (presence error 'gone' for a deleted account)",
         // Still to do in this issue.
-        "blocking": "todo", "bookmarks2": "todo", "extdisco": "todo", "http_upload": "todo",
-        "lastactivity": "todo", "mam_extended": "todo", "pep_itemreply": "todo", "pep_nickname": "todo",
+        "bookmarks2": "todo", "extdisco": "todo", "http_upload": "todo",
+        "mam_extended": "todo", "pep_itemreply": "todo", "pep_nickname": "todo",
         "pep_publish_subscribe": "todo", "pubsub_config": "todo", "pubsub_preconditions": "todo",
-        "server_contact_info": "todo", "tombstones": "todo", "version": "todo",
+        "server_contact_info": "todo", "version": "todo",
     ]
 
     /// Every script of the directory that is expected to pass.
