@@ -2,10 +2,11 @@
 public enum Features {
     /// Everything Swiftlet implements that `config` turns on, in the order
     /// they hook in.
-    /// - Parameter clock: The wall clock archive stamps come from.
+    /// - Parameter clock: The wall clock archive stamps and the delay
+    ///   stamps of remembered presence come from.
     public static func standard(_ config: ServerConfig, clock: WallClock = .system) -> [any ServerFeature] {
         var features: [any ServerFeature] = [
-            Disco(), Ping(), Registration(), LegacySession(), Roster(), Subscriptions(), PresenceBroadcast(),
+            Disco(), Ping(), Registration(), LegacySession(), Roster(), Subscriptions(), PresenceBroadcast(clock: clock),
             ClientStateIndication(), MessageDelivery(), OfflineMessages(), VCardTemp(), Blocking(), Carbons(),
             SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(), LegacyArchivingPreferences(),
             StreamManagement(), HTTPUpload(config: config), PEP(), ContactAddresses(config.contact),

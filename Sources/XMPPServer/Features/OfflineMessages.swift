@@ -8,6 +8,12 @@ import XMPPStorage
 /// initial presence, in order, with an XEP-0203 `<delay/>` stamp, then
 /// removed.
 ///
+/// Which messages are kept: those with a body (XEP-0160 §3: the others,
+/// chat states and the like, lose their meaning with time), or with an
+/// XEP-0334 `<store/>` hint; never one with a `<no-store/>` hint (XEP-0334
+/// §4.2: not even temporarily). `<no-permanent-store/>` allows offline
+/// storage, which is temporary; it only keeps a message out of the archive.
+///
 /// The `onMessageOffline` fallback, and an `InitialPresence` observer
 /// (after the pending subscription requests). The server's disco#info
 /// lists `msgoffline`, the feature name the disco registry gives offline
@@ -73,7 +79,7 @@ public struct OfflineMessages: ServerFeature {
     private static func job(
         storing message: Message, for username: String, server: ServerContext
     ) -> @Sendable (Stores) throws -> Outcome {
-        let hasBody = message.body != nil
+        let worthKeeping = Self.isWorthKeeping(message)
         let xml = StoredStanza.serialize(message.element)
         let sender = message.element[attribute: "from"] ?? ""
         let senderJID = message.from
@@ -85,11 +91,17 @@ public struct OfflineMessages: ServerFeature {
             guard let senderJID, try stores.reaches(username, from: senderJID) else {
                 return .unreachable
             }
-            // XEP-0160 §3: only messages with a body are worth keeping.
-            guard hasBody, let xml else { return .notKept }
+            guard worthKeeping, let xml else { return .notKept }
             let stored = try stores.offline.store(xml, from: sender, timestamp: now, for: username, quota: quota)
             return stored ? .stored : .overQuota
         }
+    }
+
+    /// Whether `message` is kept for later (see the type's notes).
+    static func isWorthKeeping(_ message: Message) -> Bool {
+        let element = message.element
+        if element.child("no-store", namespace: NS.hints) != nil { return false }
+        return message.body != nil || element.child("store", namespace: NS.hints) != nil
     }
 
     /// Sends the messages kept for `session`'s user, each with a delay
@@ -104,8 +116,6 @@ public struct OfflineMessages: ServerFeature {
         session.withStorage({ stores in try stores.offline.messages(for: username) }) { result in
             guard case .success(let messages) = result, !messages.isEmpty else { return }
             var finished: Set<Int> = []
-            let formatter = ISO8601DateFormatter()  // costly to make: one per batch
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             for stored in messages {
                 // A stream that ends meanwhile (a limit it reached) keeps
                 // the rest for the next login; what it was sent and did
@@ -116,7 +126,7 @@ public struct OfflineMessages: ServerFeature {
                     session.log.error("offline message \(stored.id) for \(username) does not parse; deleted")
                     continue
                 }
-                element.append(delay(stored.timestamp, from: domain, formatter: formatter))
+                element.append(.delay(from: domain, at: stored.timestamp))
                 session.send(element)
             }
             let ids = finished
@@ -126,11 +136,5 @@ public struct OfflineMessages: ServerFeature {
                 }
             }
         }
-    }
-
-    /// `<delay xmlns='urn:xmpp:delay' from='domain' stamp='…Z'/>` (XEP-0203).
-    private static func delay(_ milliseconds: Int, from domain: String, formatter: ISO8601DateFormatter) -> Element {
-        let stamp = formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-        return Element("delay", namespace: NS.delay, attributes: ["from": domain, "stamp": stamp])
     }
 }

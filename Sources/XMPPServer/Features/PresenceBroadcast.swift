@@ -13,7 +13,13 @@ import XMPPStorage
 /// the contacts' presence is back (pending requests and offline messages
 /// follow), and `LastUnavailable` when the user's last resource goes away.
 public struct PresenceBroadcast: ServerFeature {
-    public init() {}
+    /// The wall clock that stamps remembered presence.
+    let clock: WallClock
+
+    /// - Parameter clock: The wall clock that stamps remembered presence.
+    public init(clock: WallClock = .system) {
+        self.clock = clock
+    }
 
     /// Entities this resource sent directed available presence to, which
     /// get its unavailable presence when it goes away (§4.6.3).
@@ -22,8 +28,8 @@ public struct PresenceBroadcast: ServerFeature {
     }
 
     public func install(_ hooks: Hooks) {
-        hooks.onPresence([.broadcast]) { presence in
-            Self.broadcast(presence)
+        hooks.onPresence([.broadcast]) { [clock] presence in
+            Self.broadcast(presence, clock: clock)
             return .handled
         }
         hooks.onPresence([.directed]) { presence in
@@ -59,7 +65,7 @@ public struct PresenceBroadcast: ServerFeature {
     /// Broadcast presence (no `to`): updates the resource's availability and
     /// tells its subscribers and the user's other resources (§4.2, §4.4,
     /// §4.5); the last available resource going away is the user's logout.
-    private static func broadcast(_ routed: RoutedPresence) {
+    private static func broadcast(_ routed: RoutedPresence, clock: WallClock) {
         let session = routed.session
         let presence = routed.presence
         guard let handle = session.handle, let jid = session.jid else { return }
@@ -71,18 +77,23 @@ public struct PresenceBroadcast: ServerFeature {
             if let reply = presence.errorReply(error) { session.send(reply) }
             return
         }
-        let isInitial = !handle.isAvailable && presence.type == .available
+        let wasAvailable = handle.isAvailable
+        let isInitial = !wasAvailable && presence.type == .available
         if presence.type == .available {
-            handle.presence = (presence.element, priority)
+            handle.presence = (remembered(presence.element, domain: session.server.domain, clock: clock), priority)
         } else {
-            let wasAvailable = handle.isAvailable
             // An unavailable resource going unavailable tells no one anything
             // (RFC 6121 §4.5.2 broadcasts the end of an availability), but
             // directed presence it sent still gets its unavailable.
             guard wasAvailable || !session.state[DirectedPresence.self].isEmpty else { return }
             handle.presence = nil
-            if wasAvailable, session.server.sessions.availableSessions(of: jid.bare).isEmpty {
-                session.server.hooks.fire(LastUnavailable(user: jid.bare, status: presence.status, server: session.server))
+            if wasAvailable {
+                // §4.5.2: the resource that went unavailable (its stream
+                // still open) gets it too, as its other resources do.
+                session.deliver(presence.element.addressed(to: jid))
+                if session.server.sessions.availableSessions(of: jid.bare).isEmpty {
+                    session.server.hooks.fire(LastUnavailable(user: jid.bare, status: presence.status, server: session.server))
+                }
             }
         }
         session.server.hooks.broadcastPresence(presence, from: session)
@@ -97,16 +108,27 @@ public struct PresenceBroadcast: ServerFeature {
     }
 
     /// Sends `stanza` from resource `jid` to its subscribers, the user's
-    /// available resources, and `directed` recipients.
+    /// available resources, and `directed` recipients, each copy addressed
+    /// to its recipient (RFC 6120 §8.1.1.1).
     private static func send(_ stanza: Element, from jid: JID, to items: [RosterItem], directed: Set<JID>, server: ServerContext) {
-        for item in items where item.state.subscription == .from || item.state.subscription == .both {
+        for item in items where item.state.subscription.includesFrom {
             guard let contact = try? JID(item.contact) else { continue }
             server.deliverPresence(stanza, from: jid, to: contact)
         }
         // §4.2.2, §4.4.2: every available resource of the user, the sender
         // included (an unavailable sender is no longer among them).
-        for handle in server.sessions.availableSessions(of: jid.bare) { handle.deliver(stanza) }
+        for handle in server.sessions.availableSessions(of: jid.bare) { handle.deliver(stanza.addressed(to: handle.jid)) }
         for recipient in directed { server.deliverPresence(stanza, from: jid, to: recipient) }
+    }
+
+    /// `presence` as the server keeps it for a resource, to send again
+    /// later rather than as it arrives (probe answers, §4.3.2; the presence
+    /// re-sent after an approval or an unblock): with an XEP-0203 `<delay/>`
+    /// of its arrival, which is when it was current, as Prosody does.
+    private static func remembered(_ presence: Element, domain: String, clock: WallClock) -> Element {
+        var remembered = presence
+        remembered.append(.delay(from: domain, at: clock.milliseconds))
+        return remembered
     }
 
     /// After initial presence (§4.2.2, §4.3.2): the current presence of the
@@ -126,7 +148,7 @@ public struct PresenceBroadcast: ServerFeature {
             else { continue }
             let available = server.sessions.availableSessions(of: contact)
             for handle in available {
-                if let current = handle.presence?.presence { session.send(current) }
+                if let current = handle.presence?.presence { session.send(current.addressed(to: jid)) }
             }
             if available.isEmpty {
                 // §4.3.2: the probe's answer for a contact with no
@@ -137,7 +159,7 @@ public struct PresenceBroadcast: ServerFeature {
             }
         }
         for handle in server.sessions.availableSessions(of: jid.bare) where handle.jid != jid {
-            if let current = handle.presence?.presence { session.send(current) }
+            if let current = handle.presence?.presence { session.send(current.addressed(to: jid)) }
         }
         server.hooks.fire(InitialPresence(session: session, roster: items))
     }

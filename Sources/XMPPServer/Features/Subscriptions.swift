@@ -117,8 +117,10 @@ public struct Subscriptions: ServerFeature {
     ) throws {
         var item = try entry(for: contact, of: user, in: stores)
         let outcome = outbound(type, item.state)
-        // §3.1.2, §3.4.2: asking or pre-approving puts the contact in the roster.
-        if type == .subscribe || outcome.state.preApproved { item.inRoster = true }
+        // §3.1.2, §3.1.5, §3.4.2: asking, approving or pre-approving puts
+        // the contact in the roster (approving a request from a contact not
+        // in it yet: A.2.2 "None + Pending In" becomes "From", pushed).
+        if type == .subscribe || type == .subscribed { item.inRoster = true }
         try store(&item, outcome, owner: user, stores: stores, plan: &plan)
         if outcome.presenceToContact == .unavailable {
             plan.actions.append(.presence(from: user, to: contact, type: .unavailable))

@@ -12,8 +12,9 @@ public final class SessionHandle: @unchecked Sendable {
     public let jid: JID
     private let session: LoopBound<ClientSession>
     /// The resource's current available presence (stamped with its full
-    /// JID) and priority; nil while unavailable. Guarded because routing
-    /// on any loop reads it.
+    /// JID, and with the delay of its arrival: `PresenceBroadcast`) and
+    /// priority; nil while unavailable. Guarded because routing on any
+    /// loop reads it.
     private let availability = Mutex<(presence: Element, priority: Int8)?>(nil)
 
     init(_ session: ClientSession) {
