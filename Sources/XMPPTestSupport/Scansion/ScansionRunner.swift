@@ -75,6 +75,10 @@ public final class ScansionRunner {
     let clients: [String: ScansionScript.Client]
     /// Units each client got that the script did not wait for.
     var ignored: [String: [String]] = [:]
+    /// The JID each client bound last, kept after it disconnects: later
+    /// steps still name it (`blocking.scs` expects presence from Juliet's
+    /// full JID after she left).
+    var boundJIDs: [String: JID] = [:]
     /// Values captured by `{scansion:capture:name}`.
     var captures: [String: String] = [:]
 
@@ -110,6 +114,11 @@ public final class ScansionRunner {
             try receiveRaw(patterns, for: action)
         case .isDisconnected:
             try expectDisconnected(action)
+        case .disconnects:
+            // Closing a stream waits for the server's closing tag, and
+            // scansion reads the other clients meanwhile: what they got
+            // before stays theirs to receive (`blocking.scs`).
+            try act(action)
         default:
             try ignoreUnread(before: action)
             try act(action)
@@ -156,6 +165,7 @@ public final class ScansionRunner {
             // scansion lets that pass, so a second disconnect does nothing.
             guard let connection = connections.removeValue(forKey: action.client) else { return }
             connection.client.send("</stream:stream>")
+            ignored[action.client, default: []] += connection.unread.map(\.raw)
             ignored[action.client, default: []] += connection.reader.feed(connection.client.receiveBytes()).map(\.raw)
         case .receives, .receivesNothing, .receivesRaw, .isDisconnected:
             preconditionFailure("handled by perform(_:)")
@@ -192,6 +202,7 @@ public final class ScansionRunner {
                 jid.localpart ?? "", definition.password, resource: definition.resource ?? jid.resourcepart)
             connections[action.client] = Connection(
                 client: client, reader: ScansionWireReader(insideStream: true), jid: bound)
+            boundJIDs[action.client] = bound
         } catch {
             throw failure(action, "could not log in: \(error)")
         }
@@ -311,6 +322,7 @@ public final class ScansionRunner {
             let text = element.child("bind", namespace: NS.bind)?.childText("jid"), let jid = try? JID(text)
         {
             connections[name]!.jid = jid
+            boundJIDs[name] = jid
         }
         return nil
     }
@@ -343,7 +355,7 @@ public final class ScansionRunner {
     func substitute(_ text: String, for action: ScansionScript.Action) throws(ScansionFailure) -> String {
         do {
             return try ScansionXML.substitute(
-                text, jids: clients.mapValues(\.jid), fullJIDs: connections.compactMapValues(\.jid),
+                text, jids: clients.mapValues(\.jid), fullJIDs: boundJIDs,
                 captures: captures)
         } catch {
             throw failure(action, "\(error)")

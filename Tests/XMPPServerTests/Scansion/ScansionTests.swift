@@ -34,13 +34,6 @@ struct ScansionTests {
             "writes to someone@localhost, which does not exist: Swiftlet bounces the message and archives "
             + "no copy, Prosody keeps the sender's",
         "version": "the software name 'Prosody'",
-        // The server does what the script asks; the runner cannot play it yet:
-        // it forgets a client's full JID when the client disconnects
-        // (`${Juliet's full JID}` on the last step), and drops the unavailable
-        // presence Romeo got from Juliet's `<presence type='unavailable'/>`
-        // when Juliet's next action (`disconnects`) comes before Romeo's
-        // `receives`.
-        "blocking": "runner: full JID after disconnect, and a receipt across another client's next action",
         // Prosody's mod_tombstones: a probe to a deleted account gets a
         // `gone` presence error before the `unsubscribed`. RFC 6121 §4.3.2
         // asks only for the `unsubscribed` (for any account that does not
