@@ -1,0 +1,94 @@
+import Synchronization
+import XMPPCore
+import XMPPStorage
+
+/// XEP-0398 §4 (XEP-0153 on the users' behalf): available presence, broadcast
+/// or directed, gets `<x xmlns='vcard-temp:x:update'><photo>HASH</photo></x>`
+/// with the SHA-1 hex of the user's vCard photo (`<photo/>` empty when
+/// there is none) unless the client put a `<photo/>` there itself; an
+/// `<x/>` without `<photo/>` is replaced (§4: MUST be overwritten).
+/// Contacts on clients that know only XEP-0153 (the XMPPFramework apps)
+/// thus learn of avatars set through PEP.
+///
+/// The hash is kept in memory per user with a session (`AvatarHashes`);
+/// the first presence of a login that finds none waits, with the session's
+/// input, for the vCard to be read.
+extension AvatarConversion {
+    func installPresenceUpdate(_ hooks: Hooks) {
+        // First of each chain: the presence is changed before anything
+        // else sees it, then handed down the chain again.
+        for target in [PresenceTarget.broadcast, .directed] {
+            hooks.onPresence([target], priority: 1000) { routed in self.addPhotoHash(to: routed, target) }
+        }
+        hooks.onSessionEnded { session in
+            guard let jid = session.jid, session.server.sessions.sessions(of: jid.bare).isEmpty else { return }
+            self.hashes.forget(jid.localpart!)
+        }
+    }
+
+    /// Passes presence that needs no hash; for other presence, routes a
+    /// copy with the hash instead, once it is known.
+    private func addPhotoHash(to routed: RoutedPresence, _ target: PresenceTarget) -> Handling {
+        let session = routed.session
+        guard routed.presence.type == .available, let username = session.username,
+            routed.presence.element.child("x", namespace: NS.vcardUpdate)?.child("photo", namespace: NS.vcardUpdate)
+                == nil
+        else { return .passed }
+        let server = session.server
+        func route(withHash hash: String) {
+            var element = routed.presence.element
+            element.removeChildren("x", namespace: NS.vcardUpdate)
+            element.append(Self.update(hash))
+            guard let presence = Presence(element) else { return }
+            let copy = RoutedPresence(presence: presence, sender: routed.sender, recipient: routed.recipient, session: session)
+            _ = server.hooks.presence(copy, to: target)
+        }
+        if let hash = hashes.hash(of: username) {
+            route(withHash: hash)
+            return .handled
+        }
+        session.withStorage({ stores in
+            try stores.vCards.vCard(of: username).flatMap(StoredStanza.parse).flatMap(AvatarImage.init(vCard:))?.hash ?? ""
+        }) { result in
+            guard case .success(let hash) = result else {
+                // Unreadable: the presence goes on as the client sent it.
+                _ = server.hooks.presence(routed, to: target)
+                return
+            }
+            hashes.set(hash, of: routed.sender.bare, on: server)
+            route(withHash: hash)
+        }
+        return .handled
+    }
+
+    /// `<x xmlns='vcard-temp:x:update'><photo>hash</photo></x>`.
+    static func update(_ hash: String) -> Element {
+        let photo = Element("photo", namespace: NS.vcardUpdate, children: hash.isEmpty ? [] : [.text(hash)])
+        return Element("x", namespace: NS.vcardUpdate, children: [.element(photo)])
+    }
+}
+
+/// The XEP-0153 photo hash of each user who has a session ("" for a user
+/// whose vCard has no photo), so that presence does not read the vCard
+/// each time. Shared by every loop, so behind a mutex; an entry goes when
+/// the user's last session ends.
+final class AvatarHashes: Sendable {
+    private let hashes = Mutex<[String: String]>([:])
+
+    /// The hash of `username`, or nil when it is not known.
+    func hash(of username: String) -> String? {
+        hashes.withLock { $0[username] }
+    }
+
+    /// Records `hash` for `user` (a bare JID) if the user has a session
+    /// on `server`, so that no entry outlives its user's last session.
+    func set(_ hash: String, of user: JID, on server: ServerContext) {
+        guard let username = user.localpart, !server.sessions.sessions(of: user).isEmpty else { return }
+        hashes.withLock { $0[username] = hash }
+    }
+
+    /// Forgets the hash of `username`.
+    func forget(_ username: String) {
+        _ = hashes.withLock { $0.removeValue(forKey: username) }
+    }
+}
