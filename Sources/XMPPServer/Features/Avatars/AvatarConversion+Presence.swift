@@ -4,11 +4,17 @@ import XMPPStorage
 
 /// XEP-0398 §4 (XEP-0153 on the users' behalf): available presence, broadcast
 /// or directed, gets `<x xmlns='vcard-temp:x:update'><photo>HASH</photo></x>`
-/// with the SHA-1 hex of the user's vCard photo (`<photo/>` empty when
-/// there is none) unless the client put a `<photo/>` there itself; an
-/// `<x/>` without `<photo/>` is replaced (§4: MUST be overwritten).
-/// Contacts on clients that know only XEP-0153 (the XMPPFramework apps)
-/// thus learn of avatars set through PEP.
+/// with the SHA-1 hex of the user's vCard photo, unless the client put a
+/// `<photo/>` there itself; an `<x/>` without `<photo/>` is replaced (§4:
+/// MUST be overwritten). Contacts on clients that know only XEP-0153 (the
+/// XMPPFramework apps) thus learn of avatars set through PEP.
+///
+/// A user whose vCard has no photo gets `<x/>` without `<photo/>` (XEP-0153
+/// §4.1: nothing to advertise yet), as Prosody's vcard_legacy does, not an
+/// empty `<photo/>`: that would tell every contact the user has no avatar,
+/// which is wrong for one published only through PEP before the
+/// conversion existed, and clients that read both (aioxmpp) would drop
+/// the PEP avatar they show.
 ///
 /// The hash is kept in memory per user with a session (`AvatarHashes`);
 /// the first presence of a login that finds none waits, with the session's
@@ -61,9 +67,11 @@ extension AvatarConversion {
         return .handled
     }
 
-    /// `<x xmlns='vcard-temp:x:update'><photo>hash</photo></x>`.
+    /// `<x xmlns='vcard-temp:x:update'><photo>hash</photo></x>`, or `<x/>`
+    /// alone for no photo ("").
     static func update(_ hash: String) -> Element {
-        let photo = Element("photo", namespace: NS.vcardUpdate, children: hash.isEmpty ? [] : [.text(hash)])
+        guard !hash.isEmpty else { return Element("x", namespace: NS.vcardUpdate) }
+        let photo = Element("photo", namespace: NS.vcardUpdate, children: [.text(hash)])
         return Element("x", namespace: NS.vcardUpdate, children: [.element(photo)])
     }
 }
