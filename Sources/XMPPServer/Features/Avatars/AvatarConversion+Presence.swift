@@ -20,6 +20,12 @@ import XMPPStorage
 /// the first presence of a login that finds none waits, with the session's
 /// input, for the vCard to be read.
 extension AvatarConversion {
+    /// Set while this feature hands a presence down the chain again, so
+    /// that it passes its own presence on.
+    enum Rerouting: FeatureStateKey {
+        static let initialValue = false
+    }
+
     func installPresenceUpdate(_ hooks: Hooks) {
         // First of each chain: the presence is changed before anything
         // else sees it, then handed down the chain again.
@@ -36,18 +42,22 @@ extension AvatarConversion {
     /// copy with the hash instead, once it is known.
     private func addPhotoHash(to routed: RoutedPresence, _ target: PresenceTarget) -> Handling {
         let session = routed.session
-        guard routed.presence.type == .available, let username = session.username,
+        guard !session.state[Rerouting.self], routed.presence.type == .available, let username = session.username,
             routed.presence.element.child("x", namespace: NS.vcardUpdate)?.child("photo", namespace: NS.vcardUpdate)
                 == nil
         else { return .passed }
         let server = session.server
+        func reroute(_ presence: Presence) {
+            session.state[Rerouting.self] = true
+            defer { session.state[Rerouting.self] = false }
+            let copy = RoutedPresence(presence: presence, sender: routed.sender, recipient: routed.recipient, session: session)
+            _ = server.hooks.presence(copy, to: target)
+        }
         func route(withHash hash: String) {
             var element = routed.presence.element
             element.removeChildren("x", namespace: NS.vcardUpdate)
             element.append(Self.update(hash))
-            guard let presence = Presence(element) else { return }
-            let copy = RoutedPresence(presence: presence, sender: routed.sender, recipient: routed.recipient, session: session)
-            _ = server.hooks.presence(copy, to: target)
+            reroute(Presence(element) ?? routed.presence)
         }
         if let hash = hashes.hash(of: username) {
             route(withHash: hash)
@@ -58,8 +68,7 @@ extension AvatarConversion {
         }) { result in
             guard case .success(let hash) = result else {
                 // Unreadable: the presence goes on as the client sent it.
-                _ = server.hooks.presence(routed, to: target)
-                return
+                return reroute(routed.presence)
             }
             hashes.set(hash, of: routed.sender.bare, on: server)
             route(withHash: hash)
