@@ -121,8 +121,15 @@ import XMPPTestSupport
         let recorder = PEPRequestRecorder()
         let (_, romeo, _) = try romeoAndJuliet(config: config, extraFeatures: [recorder])
         let big = Base64.encode([UInt8](repeating: 7, count: 2048))
-        Self.setVCard("<vCard xmlns='vcard-temp'><PHOTO><TYPE>image/png</TYPE><BINVAL>\(big)</BINVAL></PHOTO></vCard>", by: romeo)
+        let bigVCard = "<vCard xmlns='vcard-temp'><PHOTO><TYPE>image/png</TYPE><BINVAL>\(big)</BINVAL></PHOTO></vCard>"
+        Self.setVCard(bigVCard, by: romeo)
         #expect(recorder.take().isEmpty)
+        Self.setVCard(Self.vCardWithPhoto, by: romeo)
+        _ = recorder.take()
+        Self.setVCard(bigVCard, by: romeo)
+        #expect(
+            recorder.take().last == .retract(node: NS.avatarData, id: Self.pngHash),
+            "the avatar it replaced is disabled")
     }
 
     // MARK: - PEP to vCard, PEP's event fired by hand

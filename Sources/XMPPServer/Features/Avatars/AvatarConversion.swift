@@ -10,7 +10,7 @@ import XMPPStorage
 /// | the user                                   | the server                                  |
 /// |--------------------------------------------|---------------------------------------------|
 /// | sets a vCard with a new photo              | asks PEP to publish it to `urn:xmpp:avatar:data` (item id: the SHA-1 hex) and its `<info/>` to `urn:xmpp:avatar:metadata` (§3.2) |
-/// | sets a vCard without photo, having had one | asks PEP to publish empty metadata (XEP-0084 §4.6) and retract the old data |
+/// | sets a vCard without photo, having had one, or with one too big for PEP | asks PEP to publish empty metadata (XEP-0084 §4.6) and retract the old data |
 /// | publishes metadata whose first `<info/>` without `url` names an item of the data node | writes that image into the vCard's `<PHOTO/>`, keeping the other fields (§3.1) |
 /// | publishes empty metadata, or retracts it   | removes the vCard's `<PHOTO/>`              |
 ///
@@ -59,17 +59,18 @@ public struct AvatarConversion: ServerFeature {
                     owner: event.owner, node: node, item: item, configuration: PEPNodeConfiguration(),
                     session: event.session))
         }
-        guard let image else {
+        /// XEP-0084 §4.6: empty metadata; the old image goes.
+        func disable() {
             publish(NS.avatarMetadata, "current", Element("metadata", namespace: NS.avatarMetadata))
-            if !before.isEmpty {
-                hooks.fire(PEPRetractRequest(owner: event.owner, node: NS.avatarData, itemID: before, session: event.session))
-            }
-            return
+            hooks.fire(PEPRetractRequest(owner: event.owner, node: NS.avatarData, itemID: before, session: event.session))
         }
+        guard let image else { return disable() }
         let data = Element("data", namespace: NS.avatarData, children: [.text(Base64.encode(image.bytes))])
         let limit = event.session.server.config.limits.pepMaxItemSize
         guard (StoredStanza.serialize(data)?.utf8.count ?? .max) <= limit else {
             event.session.log.info("the vCard photo of \(username) is too big for a PEP avatar (pep_max_item_size)")
+            // PEP must not go on showing the avatar the vCard replaced.
+            if !before.isEmpty { disable() }
             return
         }
         publish(NS.avatarData, image.hash, data)
