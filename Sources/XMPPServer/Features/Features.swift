@@ -8,7 +8,8 @@ public enum Features {
             Disco(), Ping(), Registration(), LegacySession(), Roster(), Subscriptions(), PresenceBroadcast(),
             ClientStateIndication(), MessageDelivery(), OfflineMessages(), VCardTemp(), Blocking(), Carbons(),
             SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(), LegacyArchivingPreferences(),
-            StreamManagement(), HTTPUpload(config: config), PEP(), PrivateStorage(), AvatarConversion(),
+            StreamManagement(), HTTPUpload(config: config), PEP(), PrivateStorage(), BookmarksConversion(),
+            AvatarConversion(),
         ]
         if config.archive.enabled { features.append(MessageArchive(config.archive, clock: clock)) }
         return features

@@ -17,8 +17,7 @@ import XMPPStorage
 ///
 /// XEP-0048 bookmarks (`<storage xmlns='storage:bookmarks'/>`) are not
 /// kept here but in the PEP node of XEP-0402 (`BookmarksConversion`), so
-/// that old and new clients share one set: the account advertises
-/// `urn:xmpp:bookmarks:1#compat`.
+/// that old and new clients share one set.
 public struct PrivateStorage: ServerFeature {
     /// Namespaces no stored element may have: the stream's own (an element
     /// sent without a namespace of its own inherits `jabber:client`) and
@@ -30,7 +29,6 @@ public struct PrivateStorage: ServerFeature {
     public func install(_ hooks: Hooks) {
         hooks.advertise(NS.privateStorage)
         hooks.advertiseOnAccount(NS.privateStorage)
-        hooks.advertiseOnAccount(NS.bookmarks + "#compat")
         hooks.onIQ(.get, NS.privateStorage, "query", to: [.account], Self.get)
         hooks.onIQ(.set, NS.privateStorage, "query", to: [.account], Self.set)
         for type in [IQ.IQType.get, .set] {

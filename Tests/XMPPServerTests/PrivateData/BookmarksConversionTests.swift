@@ -117,6 +117,62 @@ import XMPPTestSupport
         #expect(recorder.take().isEmpty)
     }
 
+    // MARK: - XEP-0048 in PEP (#compat-pep), PEP's events fired by hand
+
+    /// Fires what PEP fires once `client`'s user published `payload` as
+    /// item `id` of `node`.
+    static func published(_ payload: String, id: String, to node: String, by client: TestClient, on server: TestServer, onBehalf: Bool = false) {
+        let item = Element("item", namespace: NS.pubsub, attributes: ["id": id], children: [.element(parsedElement(payload))])
+        let session = client.session
+        server.context.hooks.fire(
+            PEPItemPublished(owner: session.jid!.bare, node: node, item: item, onBehalf: onBehalf, session: session))
+        server.loop.run()
+    }
+
+    @Test func xep0048BookmarksPublishedInPEPBecomeTheXEP0402Set() throws {
+        let recorder = PEPRequestRecorder()
+        let (server, romeo, _) = try romeoAndJuliet(extraFeatures: [recorder])
+        Self.published(Self.legacy, id: "current", to: NS.bookmarksLegacy, by: romeo, on: server, onBehalf: true)
+        #expect(recorder.take().isEmpty, "PEP published it for the server")
+        Self.published(Self.legacy, id: "current", to: NS.bookmarksLegacy, by: romeo, on: server)
+        let requests = recorder.take()
+        #expect(requests.count == 2, "the two conferences, and nothing back to storage:bookmarks")
+        #expect(requests.allSatisfy { if case .publish(NS.bookmarks, _, _) = $0 { true } else { false } })
+    }
+
+    @Test func theLegacyPEPNodeFollowsTheSetOnlyForUsersWhoHaveIt() throws {
+        let recorder = PEPRequestRecorder()
+        let (server, romeo, _) = try romeoAndJuliet(extraFeatures: [recorder])
+        Self.publishBookmark(Self.orchard, id: "orchard@conference.shakespeare.lit", by: romeo)
+        Self.published(Self.orchard, id: "orchard@conference.shakespeare.lit", to: NS.bookmarks, by: romeo, on: server)
+        #expect(recorder.take().isEmpty, "no storage:bookmarks node to keep up to date")
+        #expect(romeo.publish("<storage xmlns='storage:bookmarks'/>", to: NS.bookmarksLegacy, id: "current")?[attribute: "type"] == "result")
+        _ = romeo.receive()
+        Self.published(Self.orchard, id: "orchard@conference.shakespeare.lit", to: NS.bookmarks, by: romeo, on: server)
+        let expected = Element(
+            "item", namespace: NS.pubsub, attributes: ["id": "current"],
+            children: [
+                .element(BookmarksConversion.legacyStorage([("orchard@conference.shakespeare.lit", parsedElement(Self.orchard))]))
+            ])
+        let requests = recorder.take()
+        #expect(requests.count == 1)
+        guard case .publish(let node, let item, _)? = requests.first else { return }
+        #expect(node == NS.bookmarksLegacy)
+        #expect(item == expected)
+    }
+
+    @Test func aLegacyPrivateSetAlsoUpdatesTheLegacyPEPNode() throws {
+        let recorder = PEPRequestRecorder()
+        let (_, romeo, _) = try romeoAndJuliet(extraFeatures: [recorder])
+        #expect(romeo.publish("<storage xmlns='storage:bookmarks'/>", to: NS.bookmarksLegacy, id: "current")?[attribute: "type"] == "result")
+        #expect(romeo.privateStorage("set", Self.legacy)?[attribute: "type"] == "result")
+        let requests = recorder.take()
+        #expect(requests.count == 3)
+        guard case .publish(let node, let item, _)? = requests.last else { return }
+        #expect(node == NS.bookmarksLegacy)
+        #expect(item.elements.first == BookmarksConversion.legacyStorage(BookmarksConversion.conferences(in: parsedElement(Self.legacy))))
+    }
+
     // MARK: - Through the server, PEP's part real
 
     @Test func aLegacyGetReadsTheXEP0402Node() throws {
@@ -167,6 +223,23 @@ import XMPPTestSupport
         _ = juliet.receive()
         let items = juliet.items(of: NS.bookmarks, at: "romeo@localhost")
         #expect(items?[attribute: "type"] == "error", "the node's access model is whitelist")
+    }
+
+    /// Needs PEP to fire `PEPItemPublished` and carry out `PEPPublishRequest`.
+    @Test(.disabled("needs PEP to handle PEPPublishRequest"))
+    func xep0048BookmarksInPEPAreReadThroughXEP0402AndBack() throws {
+        let (_, romeo, _) = try romeoAndJuliet()
+        #expect(romeo.publish(Self.legacy, to: NS.bookmarksLegacy, id: "current")?[attribute: "type"] == "result")
+        _ = romeo.receive()
+        let items = romeo.items(of: NS.bookmarks, at: "romeo@localhost")
+        #expect(Set(items?.pubsubItemIDs ?? []) == ["theplay@conference.shakespeare.lit", "orchard@conference.shakespeare.lit"])
+        _ = romeo.request(
+            "<iq type='set' id='retract'><pubsub xmlns='\(NS.pubsub)'><retract node='\(NS.bookmarks)'>"
+                + "<item id='theplay@conference.shakespeare.lit'/></retract></pubsub></iq>", id: "retract")
+        _ = romeo.receive()
+        let legacy = romeo.items(of: NS.bookmarksLegacy, at: "romeo@localhost")?.child("pubsub", namespace: NS.pubsub)?
+            .child("items", namespace: NS.pubsub)?.elements.first?.elements.first
+        #expect(legacy?.elements.map { $0[attribute: "jid"] } == ["orchard@conference.shakespeare.lit"])
     }
 
     static func item(_ id: String, _ payload: String) -> Element {

@@ -106,6 +106,9 @@ import XMPPTestSupport
         let info = romeo.request(
             "<iq type='get' id='info' to='romeo@localhost'><query xmlns='\(NS.discoInfo)'/></iq>", id: "info")
         let features = Set(info?.child("query", namespace: NS.discoInfo)?.elements.compactMap { $0[attribute: "var"] } ?? [])
-        #expect(features.isSuperset(of: [NS.privateStorage, "urn:xmpp:bookmarks:1#compat", NS.pepVCardConversion]))
+        #expect(
+            features.isSuperset(of: [
+                NS.privateStorage, "urn:xmpp:bookmarks:1#compat", "urn:xmpp:bookmarks:1#compat-pep", NS.pepVCardConversion,
+            ]))
     }
 }
