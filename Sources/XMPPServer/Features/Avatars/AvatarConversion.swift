@@ -112,6 +112,8 @@ public struct AvatarConversion: ServerFeature {
     ///
     /// - Returns: The hash the vCard's photo now has ("" for none), or nil
     ///   when nothing changed.
+    /// - Throws: `DamagedRecord` for a stored vCard that does not parse,
+    ///   which is left as it is.
     private static func writePhoto(
         id: String?, type: String?, of username: String, maxVCardSize: Int, in stores: Stores
     ) throws -> String? {
@@ -125,9 +127,13 @@ public struct AvatarConversion: ServerFeature {
             guard image.hash == id.lowercased() else { return nil }  // §3.1: SHOULD verify
             photo = image
         }
-        let stored = try stores.vCards.vCard(of: username).flatMap(StoredStanza.parse)
-        guard stored != nil || photo != nil else { return "" }
-        var vCard = stored ?? Element("vCard", namespace: NS.vcard)
+        var vCard = Element("vCard", namespace: NS.vcard)
+        if let xml = try stores.vCards.vCard(of: username) {
+            guard let stored = StoredStanza.parse(xml) else { throw DamagedRecord(description: "the stored vCard of \(username) does not parse") }
+            vCard = stored
+        } else if photo == nil {
+            return ""
+        }
         guard AvatarImage(vCard: vCard) != photo else { return nil }
         vCard.removeChildren("PHOTO", namespace: NS.vcard)
         if let photo { vCard.append(photo.vCardPhoto) }
