@@ -49,6 +49,10 @@ public enum NS {
     public static let discoInfo = "http://jabber.org/protocol/disco#info"
     /// XEP-0030: Service Discovery, item queries.
     public static let discoItems = "http://jabber.org/protocol/disco#items"
+    /// XEP-0048: Bookmarks, the `<storage/>` element kept in private XML.
+    public static let bookmarksLegacy = "storage:bookmarks"
+    /// XEP-0049: Private XML Storage.
+    public static let privateStorage = "jabber:iq:private"
     /// XEP-0054: vcard-temp.
     public static let vcard = "vcard-temp"
     /// XEP-0059: Result Set Management.
@@ -123,4 +127,9 @@ public enum NS {
     ///
     /// COMPAT: XMPPFramework: still sends it (child elements, not attributes).
     public static let httpUploadLegacy = "urn:xmpp:http:upload"
+    /// XEP-0398: User Avatar to vCard-Based Avatars Conversion, the
+    /// account feature.
+    public static let pepVCardConversion = "urn:xmpp:pep-vcard-conversion:0"
+    /// XEP-0402: PEP Native Bookmarks, the node and payload namespace.
+    public static let bookmarks = "urn:xmpp:bookmarks:1"
 }

@@ -270,6 +270,21 @@ public enum Storage {
                 CREATE INDEX offline_messages_sizes ON offline_messages (account_id, size);
                 """)
         }
+        migrator.register("0012-private-xml") { database in
+            // XEP-0049 private XML: one element per account and qualified
+            // name (SQLitePrivateXMLStore); the primary key serves the
+            // lookups, the per-account count and the cascade.
+            try database.execute(
+                """
+                CREATE TABLE private_xml (
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    namespace TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    xml TEXT NOT NULL,
+                    PRIMARY KEY (account_id, namespace, name)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

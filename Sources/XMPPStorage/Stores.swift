@@ -25,6 +25,8 @@ public final class Stores {
     public let uploads: any UploadStore
     /// The users' personal eventing nodes and items (XEP-0163).
     public let pep: any PEPStore
+    /// The users' private XML (XEP-0049).
+    public let privateXML: any PrivateXMLStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -41,6 +43,7 @@ public final class Stores {
         self.archive = SQLiteArchiveStore(database: database)
         self.uploads = SQLiteUploadStore(database: database)
         self.pep = SQLitePEPStore(database: database)
+        self.privateXML = SQLitePrivateXMLStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
@@ -60,9 +63,10 @@ public final class Stores {
         let archive = InMemoryArchiveStore(accounts: accounts)
         let uploads = InMemoryUploadStore(accounts: accounts)
         let pep = InMemoryPEPStore(accounts: accounts)
+        let privateXML = InMemoryPrivateXMLStore(accounts: accounts)
         self.database = nil
         self.accounts = CascadingAccountStore(
-            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity, archive, uploads, pep])
+            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity, archive, uploads, pep, privateXML])
         self.roster = roster
         self.offline = offline
         self.vCards = vCards
@@ -71,6 +75,7 @@ public final class Stores {
         self.archive = archive
         self.uploads = uploads
         self.pep = pep
+        self.privateXML = privateXML
     }
 
     /// Runs `body` in one transaction when the stores share a database, so

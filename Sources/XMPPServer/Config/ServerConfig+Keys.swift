@@ -87,6 +87,8 @@ extension ServerConfig {
         .single("offline_quota_size", \.limits.offlineQuotaSize, .size),
         .single("vcard_max_size", \.limits.maxVCardSize, .size),
         .single("blocklist_max_items", \.limits.blocklistMaxItems, .integer),
+        .single("private_storage_max_size", \.limits.privateStorageMaxSize, .size),
+        .single("private_storage_max_elements", \.limits.privateStorageMaxElements, .integer),
         .single("pep_max_items", \.limits.pepMaxItems, .integer),
         .single("pep_max_nodes", \.limits.pepMaxNodes, .integer),
         .single("pep_max_item_size", \.limits.pepMaxItemSize, .size),

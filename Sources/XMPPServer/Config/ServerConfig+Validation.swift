@@ -76,6 +76,10 @@ extension ServerConfig {
             why: "; it must hold offline_quota_size and two stanzas of max_stanza_size")
         try require(limits.maxVCardSize, in: (1 << 10)...(64 << 20), key: "vcard_max_size", formatSize)
         try require(limits.blocklistMaxItems, in: 1...100_000, key: "blocklist_max_items", formatNumber)
+        try require(
+            limits.privateStorageMaxSize, in: (1 << 10)...(16 << 20), key: "private_storage_max_size", formatSize)
+        try require(
+            limits.privateStorageMaxElements, in: 1...10_000, key: "private_storage_max_elements", formatNumber)
         try require(limits.pepMaxItems, in: 1...10_000, key: "pep_max_items", formatNumber)
         try require(limits.pepMaxNodes, in: 1...100_000, key: "pep_max_nodes", formatNumber)
         try require(limits.pepMaxItemSize, in: (1 << 10)...(64 << 20), key: "pep_max_item_size", formatSize)

@@ -212,6 +212,16 @@ public struct ServerConfig: Sendable, Equatable {
         /// `policy-violation`. The lists of online users are kept in
         /// memory. Key `blocklist_max_items`, default 1000, from 1 to 100000.
         public var blocklistMaxItems = 1000
+        /// Largest element a user may keep in private XML storage
+        /// (XEP-0049), as serialized XML; a bigger one gets
+        /// `not-acceptable`. XEP-0048 bookmarks stored there go to PEP
+        /// instead, each conference under `pepMaxItemSize`. Key
+        /// `private_storage_max_size`, default 64KiB, from 1KiB to 16MiB.
+        public var privateStorageMaxSize = 64 << 10
+        /// Most elements (distinct namespace and name) one user may keep in
+        /// private XML storage; storing one more gets `resource-constraint`.
+        /// Key `private_storage_max_elements`, default 100, from 1 to 10000.
+        public var privateStorageMaxElements = 100
         /// Most items one personal eventing node keeps (XEP-0163): the
         /// largest `pubsub#max_items` a user may ask for, and what `max`
         /// means; a new node keeps one unless asked. Each item travels in

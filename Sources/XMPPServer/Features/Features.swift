@@ -9,8 +9,8 @@ public enum Features {
             Disco(), Ping(), Registration(), LegacySession(), Roster(), Subscriptions(), PresenceBroadcast(clock: clock),
             ClientStateIndication(), MessageDelivery(), OfflineMessages(), VCardTemp(), Blocking(), Carbons(),
             SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(), LegacyArchivingPreferences(),
-            StreamManagement(), HTTPUpload(config: config), PEP(), ContactAddresses(config.contact),
-            ExternalServices(config.externalServices, clock: clock),
+            StreamManagement(), HTTPUpload(config: config), PEP(), PrivateStorage(), BookmarksConversion(),
+            AvatarConversion(), ContactAddresses(config.contact), ExternalServices(config.externalServices, clock: clock),
         ]
         if config.archive.enabled { features.append(MessageArchive(config.archive, clock: clock)) }
         return features

@@ -14,8 +14,8 @@ import XMPPStorage
 /// | set, own account                 | stored, empty result; over `vcard_max_size`: `policy-violation` |
 /// | set, another user's bare JID     | `forbidden`                                 |
 ///
-/// XEP-0153 avatars need nothing more: the photo hash rides in presence,
-/// which the server passes on unchanged.
+/// Fires `VCardStored` once a set is stored; `AvatarConversion` keeps the
+/// XEP-0153 photo hash and the XEP-0084 avatar in step with it.
 public struct VCardTemp: ServerFeature {
     public init() {}
 
@@ -55,6 +55,32 @@ public struct VCardTemp: ServerFeature {
         guard xml.utf8.count <= limit else {
             throw StanzaError(.policyViolation, text: "a vCard may have at most \(limit) bytes")
         }
-        return .afterStorage({ stores in try stores.vCards.setVCard(xml, of: username) }) { .result() }
+        let vCard = request.iq.payload!
+        let session = request.session
+        return .afterStorage({ stores in
+            try stores.inTransaction {
+                let previous = try stores.vCards.vCard(of: username)
+                try stores.vCards.setVCard(xml, of: username)
+                return previous
+            }
+        }) { previous in
+            .result {
+                guard let owner = session.jid?.bare else { return }
+                session.server.hooks.fire(VCardStored(owner: owner, vCard: vCard, previousXML: previous, session: session))
+            }
+        }
     }
+}
+
+/// A user's vCard was replaced by the user's own set (XEP-0054 §3.2), and
+/// the set answered.
+public struct VCardStored: ServerEvent {
+    /// The user's bare JID.
+    public let owner: JID
+    /// The vCard as stored.
+    public let vCard: Element
+    /// The vCard it replaced, serialized, if there was one.
+    public let previousXML: String?
+    /// The user's session that set it.
+    public let session: ClientSession
 }
