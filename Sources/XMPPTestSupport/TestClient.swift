@@ -93,17 +93,22 @@ public final class TestClient {
 
     // MARK: - Negotiation steps
 
-    /// The stream header as XMPPFramework writes it.
-    public static func header(to domain: String = "localhost") -> String {
+    /// The stream header as XMPPFramework writes it, with `xml:lang` when
+    /// `language` is given.
+    public static func header(to domain: String = "localhost", language: String? = nil) -> String {
         "<?xml version='1.0'?><stream:stream xmlns='jabber:client' "
-            + "xmlns:stream='http://etherx.jabber.org/streams' version='1.0' to='\(domain)'>"
+            + "xmlns:stream='http://etherx.jabber.org/streams' version='1.0' to='\(domain)'"
+            + (language.map { " xml:lang='\($0)'>" } ?? ">")
     }
+
+    /// The `xml:lang` of every stream header this client sends, if any.
+    public var language: String?
 
     /// Opens (or reopens) the stream; returns the features.
     @discardableResult
     public func openStream(to domain: String = "localhost") throws -> Element {
         parser.reset()
-        send(Self.header(to: domain))
+        send(Self.header(to: domain, language: language))
         let events = receive()
         guard events.count == 2, case .streamOpen = events[0], case .element(let features) = events[1],
             features.name == "features", features.namespace == NS.streams
