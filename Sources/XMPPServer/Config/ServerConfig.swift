@@ -210,10 +210,13 @@ public struct ServerConfig: Sendable, Equatable {
         public var blocklistMaxItems = 1000
         /// Most items one personal eventing node keeps (XEP-0163): the
         /// largest `pubsub#max_items` a user may ask for, and what `max`
-        /// means; a new node keeps one unless asked. Each item travels in
-        /// one stanza, so `maxStanzaSize` bounds its size. Key
-        /// `pep_max_items`, default 100, from 1 to 10000.
-        public var pepMaxItems = 100
+        /// means; a new node keeps one unless asked. Asking for more is
+        /// refused: `conflict` + `<precondition-not-met/>` in
+        /// publish-options, `not-acceptable` in a configuration form.
+        /// Bookmarks (XEP-0402) keep one item per room, and clients ask
+        /// for 255 or `max`. `pepMaxItemSize` bounds each item's size. Key
+        /// `pep_max_items`, default 256, from 1 to 10000.
+        public var pepMaxItems = 256
         /// Most personal eventing nodes one user may have (XEP-0163; OMEMO
         /// takes one per device, plus bookmarks, avatars, nickname and the
         /// like); creating one more gets `policy-violation` with

@@ -70,6 +70,16 @@ public final class InMemoryPEPStore: PEPStore, AccountScopedStore {
         } ?? false
     }
 
+    public func purge(_ node: String, of username: String) throws -> Bool {
+        try update(node, of: username) { $0.items.removeAll() } != nil
+    }
+
+    public func nodes(of username: String) -> [PEPNode] {
+        (nodes[username] ?? [:]).sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { name, node in
+            PEPNode(name: String(decoding: name, as: UTF8.self), configuration: node.configuration)
+        }
+    }
+
     public func lastItems(of username: String) -> [PEPLastItem] {
         (nodes[username] ?? [:]).sorted { $0.key.lexicographicallyPrecedes($1.key) }.compactMap { name, node in
             node.items.last.map {

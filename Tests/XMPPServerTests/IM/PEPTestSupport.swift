@@ -63,6 +63,31 @@ extension TestClient {
             id: "pub")
     }
 
+    /// Submits a `pubsub#node_config` form with `fields` for the node
+    /// `node` of the client's account and returns the reply.
+    func configure(_ node: String, _ fields: [String: String], to owner: String? = nil) -> Element? {
+        let form = "<x xmlns='jabber:x:data' type='submit'>"
+            + "<field var='FORM_TYPE' type='hidden'><value>\(NS.pubsubNodeConfig)</value></field>"
+            + fields.sorted { $0.key < $1.key }.map { "<field var='\($0.key)'><value>\($0.value)</value></field>" }.joined()
+            + "</x>"
+        let to = owner.map { " to='\($0)'" } ?? ""
+        return request(
+            "<iq type='set' id='conf'\(to)><pubsub xmlns='\(NS.pubsubOwner)'><configure node='\(node)'>\(form)</configure></pubsub></iq>",
+            id: "conf")
+    }
+
+    /// The `pubsub#node_config` form of the node `node` of the client's
+    /// account, by field name (the first value of each).
+    func configuration(of node: String) -> [String: String]? {
+        let reply = request(
+            "<iq type='get' id='confget'><pubsub xmlns='\(NS.pubsubOwner)'><configure node='\(node)'/></pubsub></iq>",
+            id: "confget")
+        guard let form = reply?.child("pubsub", namespace: NS.pubsubOwner)?.child("configure", namespace: NS.pubsubOwner)?
+            .child("x", namespace: NS.dataForms).flatMap(DataForm.init)
+        else { return nil }
+        return Dictionary(form.fields.compactMap { field in field.name.map { ($0, field.values.first ?? "") } }) { first, _ in first }
+    }
+
     /// Asks `owner`'s PEP service for the items of `node`.
     func items(of node: String, at owner: String, extra: String = "", children: String = "") -> Element? {
         request(
