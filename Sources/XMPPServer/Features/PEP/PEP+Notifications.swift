@@ -95,16 +95,20 @@ extension PEP {
 
     /// Takes a resource's answer to a capabilities query; true when the
     /// IQ was one (whatever became of it). The first answer tells the
-    /// interests, and the last items of the nodes newly wanted follow; an
-    /// answer to a contact's service brings that contact's last items.
+    /// interests, and the last items of the nodes newly wanted follow; a
+    /// later answer to a contact's service brings that contact's last
+    /// items (as Prosody's services each send theirs).
     func capsAnswered(_ iq: IQ, from session: ClientSession) -> Bool {
         guard iq.id == Self.capsQueryID, let jid = session.jid else { return false }
         let info = iq.type == .result ? iq.payload.flatMap { $0.name == "query" && $0.namespace == NS.discoInfo ? $0 : nil } : nil
         if iq.type == .result, info == nil { return false }
         let service = iq.element[attribute: "to"].flatMap { try? JID($0) }?.bare ?? jid.bare
         guard let answer = caps.answer(from: jid, to: service, info: info) else { return false }
-        if let change = answer.change { sendLastItems(of: change.added, to: jid, server: session.server) }
-        if service != jid.bare { sendLastItems(of: answer.interests, to: jid, from: service, server: session.server) }
+        if let change = answer.change {
+            sendLastItems(of: change.added, to: jid, server: session.server)
+        } else if service != jid.bare {
+            sendLastItems(of: answer.interests, to: jid, from: service, server: session.server)
+        }
         return true
     }
 
