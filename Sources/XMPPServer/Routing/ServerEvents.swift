@@ -14,6 +14,7 @@ import XMPPStorage
 /// | `RosterItemRemoved` | Roster             | Subscriptions (cancels both ways)                   |
 /// | `BlocklistChanged`  | Blocking           | PresenceBroadcast (presence effects)                |
 /// | `AccountDeleted`    | account deletion   | Subscriptions (contacts' rosters), HTTPUpload (files) |
+/// | `PresenceSubscriptionApproved` | Subscriptions | PEP (last items to the new subscriber) |
 public protocol ServerEvent {}
 
 /// A resource's initial presence has been broadcast (RFC 6121 §4.2) and
