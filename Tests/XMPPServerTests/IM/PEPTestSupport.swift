@@ -50,6 +50,11 @@ extension TestClient {
     /// Publishes `payload` to `node`, with an item id and publish-options
     /// fields if given, and returns the reply.
     func publish(_ payload: String, to node: String, id: String? = nil, options: [String: String] = [:]) -> Element? {
+        request(Self.publishing(payload, to: node, id: id, options: options), id: "pub")
+    }
+
+    /// The publish request of `publish(_:to:id:options:)`, id `pub`.
+    static func publishing(_ payload: String, to node: String, id: String? = nil, options: [String: String] = [:]) -> String {
         let item = id.map { "<item id='\($0)'>" } ?? "<item>"
         var form = ""
         if !options.isEmpty {
@@ -58,9 +63,7 @@ extension TestClient {
                 + options.map { "<field var='\($0.key)'><value>\($0.value)</value></field>" }.joined()
                 + "</x></publish-options>"
         }
-        return request(
-            "<iq type='set' id='pub'><pubsub xmlns='\(NS.pubsub)'><publish node='\(node)'>\(item)\(payload)</item></publish>\(form)</pubsub></iq>",
-            id: "pub")
+        return "<iq type='set' id='pub'><pubsub xmlns='\(NS.pubsub)'><publish node='\(node)'>\(item)\(payload)</item></publish>\(form)</pubsub></iq>"
     }
 
     /// Submits a `pubsub#node_config` form with `fields` for the node
