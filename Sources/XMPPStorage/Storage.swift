@@ -313,6 +313,20 @@ public enum Storage {
                 CREATE INDEX pep_items_by_node ON pep_items (node_id);
                 """)
         }
+        migrator.register("0013-pep-subscriptions") { database in
+            // Explicit subscriptions to PEP nodes (XEP-0060 §6.1): see
+            // SQLitePEPStore. Deleting a node deletes them; the rowid
+            // `sequence` keeps the order of subscription.
+            try database.execute(
+                """
+                CREATE TABLE pep_subscriptions (
+                    sequence INTEGER PRIMARY KEY,
+                    node_id INTEGER NOT NULL REFERENCES pep_nodes (id) ON DELETE CASCADE,
+                    jid TEXT NOT NULL,
+                    UNIQUE (node_id, jid)
+                );
+                """)
+        }
         return migrator
     }
 }

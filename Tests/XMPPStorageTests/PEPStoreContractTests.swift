@@ -171,4 +171,21 @@ import XMPPCore
             ])
         #expect(try pep.nodes(of: "nobody").isEmpty)
     }
+
+    @Test(arguments: StoresKind.allCases)
+    func subscriptionsAreKeptInOrderUntilEndedOrTheNodeGoes(kind: StoresKind) throws {
+        let pep = try kind.makeStores(withAccounts: "romeo").pep
+        #expect(try pep.subscribe("mercutio@localhost", to: Self.node, of: "romeo") == false, "no node")
+        try pep.setNode(Self.node, of: "romeo", configuration: PEPNodeConfiguration(accessModel: .open))
+        for jid in ["mercutio@localhost", "juliet@localhost/balcony", "mercutio@localhost"] {
+            #expect(try pep.subscribe(jid, to: Self.node, of: "romeo"))
+        }
+        #expect(try pep.subscribers(of: Self.node, owner: "romeo") == ["mercutio@localhost", "juliet@localhost/balcony"])
+        #expect(try pep.unsubscribe("mercutio@localhost", from: Self.node, of: "romeo"))
+        #expect(try pep.unsubscribe("mercutio@localhost", from: Self.node, of: "romeo") == false)
+        #expect(try pep.subscribers(of: Self.node, owner: "romeo") == ["juliet@localhost/balcony"])
+        #expect(try pep.deleteNode(Self.node, of: "romeo"))
+        try pep.setNode(Self.node, of: "romeo", configuration: PEPNodeConfiguration())
+        #expect(try pep.subscribers(of: Self.node, owner: "romeo").isEmpty, "deleting the node ended them")
+    }
 }

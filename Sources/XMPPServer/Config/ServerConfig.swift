@@ -230,6 +230,13 @@ public struct ServerConfig: Sendable, Equatable {
         /// `pep_max_item_size`, default 256KiB (avatars are published resized),
         /// from 1KiB to 64MiB.
         public var pepMaxItemSize = 256 << 10
+        /// Most explicit subscriptions (XEP-0060 §6.1) one personal eventing
+        /// node keeps, besides the contacts who get its events through
+        /// presence; one more gets `policy-violation` (XEP-0060 §6.1.3.7's
+        /// `too-many-subscriptions` is per subscriber, this per node). Each
+        /// publication goes to every subscriber. Key `pep_max_subscribers`,
+        /// default 1000, from 1 to 100000.
+        public var pepMaxSubscribers = 1000
         /// Most items in one user's roster (RFC 6121 §2); adding one beyond
         /// it gets `policy-violation`. The roster is read on every broadcast
         /// presence. Key `roster_max_items`, default 2000, from 1 to 100000.

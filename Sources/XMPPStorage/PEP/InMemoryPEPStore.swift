@@ -6,6 +6,8 @@ public final class InMemoryPEPStore: PEPStore, AccountScopedStore {
         var configuration: PEPNodeConfiguration
         /// Oldest first.
         var items: [PEPItem] = []
+        /// The subscribed JIDs, in the order they subscribed.
+        var subscribers: [String] = []
 
         /// Keeps the newest `maxItems` items, or none without `persistItems`.
         mutating func trim() {
@@ -78,6 +80,24 @@ public final class InMemoryPEPStore: PEPStore, AccountScopedStore {
         (nodes[username] ?? [:]).sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { name, node in
             PEPNode(name: String(decoding: name, as: UTF8.self), configuration: node.configuration)
         }
+    }
+
+    public func subscribe(_ jid: String, to node: String, of username: String) throws -> Bool {
+        try update(node, of: username) { entry -> Void in
+            if !entry.subscribers.contains(where: { $0.utf8.elementsEqual(jid.utf8) }) { entry.subscribers.append(jid) }
+        } != nil
+    }
+
+    public func unsubscribe(_ jid: String, from node: String, of username: String) throws -> Bool {
+        try update(node, of: username) { entry in
+            guard let index = entry.subscribers.firstIndex(where: { $0.utf8.elementsEqual(jid.utf8) }) else { return false }
+            entry.subscribers.remove(at: index)
+            return true
+        } ?? false
+    }
+
+    public func subscribers(of node: String, owner username: String) -> [String] {
+        nodes[username]?[Array(node.utf8)]?.subscribers ?? []
     }
 
     public func lastItems(of username: String) -> [PEPLastItem] {

@@ -132,7 +132,8 @@ public struct PEPLastItem: Sendable, Hashable {
 /// Usernames, node names and item ids are compared byte for byte. An
 /// unknown username reads as an account without nodes;
 /// `setNode(_:of:configuration:)` throws `UnknownAccountError` for it.
-/// Deleting the account deletes its nodes and items.
+/// Deleting the account deletes its nodes with their items and
+/// subscriptions.
 public protocol PEPStore: AnyObject {
     /// The configuration of the node `node` of `username`, or nil when the
     /// node does not exist.
@@ -175,6 +176,22 @@ public protocol PEPStore: AnyObject {
 
     /// The nodes of `username`, sorted by name.
     func nodes(of username: String) throws -> [PEPNode]
+
+    /// Subscribes `jid` (a bare or full JID, compared byte for byte) to
+    /// the node `node` of `username` (XEP-0060 §6.1); subscribing again
+    /// changes nothing.
+    ///
+    /// - Returns: False when there is no such node.
+    func subscribe(_ jid: String, to node: String, of username: String) throws -> Bool
+
+    /// Ends the subscription of `jid` to the node `node` of `username`.
+    ///
+    /// - Returns: Whether there was such a subscription.
+    func unsubscribe(_ jid: String, from node: String, of username: String) throws -> Bool
+
+    /// The JIDs subscribed to the node `node` of `username`, in the order
+    /// they subscribed; empty when there is no such node.
+    func subscribers(of node: String, owner username: String) throws -> [String]
 
     /// The newest item of each node of `username` that has one, sorted by
     /// node name.

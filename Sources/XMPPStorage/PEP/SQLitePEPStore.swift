@@ -1,7 +1,8 @@
 import SQLiteKit
 
-/// A `PEPStore` in the tables `pep_nodes` and `pep_items` (migrations
-/// `0010-pep`, `0012-pep-configuration`): a row per node, unique by `(account_id, name)`, and a row
+/// A `PEPStore` in the tables `pep_nodes`, `pep_items` and
+/// `pep_subscriptions` (migrations `0010-pep`, `0012-pep-configuration`,
+/// `0013-pep-subscriptions`): a row per node, unique by `(account_id, name)`, and a row
 /// per item whose rowid `sequence` orders the items of a node by
 /// publication, newest last.
 public final class SQLitePEPStore: PEPStore {
@@ -111,6 +112,37 @@ public final class SQLitePEPStore: PEPStore {
                 nodes.append(PEPNode(name: statement.string(at: 0) ?? "", configuration: Self.configuration(statement, from: 1)))
             }
             return nodes
+        }
+    }
+
+    public func subscribe(_ jid: String, to node: String, of username: String) throws -> Bool {
+        try database.transaction {
+            guard let stored = try self.node(node, of: username) else { return false }
+            try database.run("INSERT OR IGNORE INTO pep_subscriptions (node_id, jid) VALUES (?, ?)", stored.id, jid)
+            return true
+        }
+    }
+
+    public func unsubscribe(_ jid: String, from node: String, of username: String) throws -> Bool {
+        try database.run(
+            """
+            DELETE FROM pep_subscriptions WHERE jid = ? AND node_id = (
+                SELECT n.id FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id
+                WHERE a.username = ? AND n.name = ?)
+            """, jid, username, node) > 0
+    }
+
+    public func subscribers(of node: String, owner username: String) throws -> [String] {
+        let sql = """
+            SELECT s.jid FROM pep_subscriptions AS s
+            JOIN pep_nodes AS n ON n.id = s.node_id JOIN accounts AS a ON a.id = n.account_id
+            WHERE a.username = ? AND n.name = ? ORDER BY s.sequence
+            """
+        return try database.withCachedStatement(sql) { statement in
+            try statement.bind(username, node)
+            var jids: [String] = []
+            while try statement.step() { jids.append(statement.string(at: 0) ?? "") }
+            return jids
         }
     }
 

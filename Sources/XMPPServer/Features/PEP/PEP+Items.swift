@@ -19,16 +19,7 @@ extension PEP {
             limit = value
         }
         return .afterStorage({ [limit] stores in
-            // No such account, or it blocks the requester (XEP-0191 §3.3).
-            guard try stores.reaches(owner, from: requester) else { throw StanzaError(.serviceUnavailable) }
-            guard let configuration = try stores.pep.configuration(of: node, owner: owner) else {
-                throw StanzaError(.itemNotFound, text: "no such node")
-            }
-            // The access model keeps the requester out (XEP-0060 §6.5.9).
-            guard try Self.mayRetrieve(requester, from: owner, configuration, in: stores) else {
-                throw configuration.accessModel == .whitelist
-                    ? Self.error(.notAllowed, "closed-node") : Self.error(.notAuthorized, "presence-subscription-required")
-            }
+            _ = try Self.readableNode(node, of: owner, by: requester, in: stores)
             return try stores.pep.items(of: node, owner: owner, ids: ids.isEmpty ? nil : ids, limit: limit)
         }) { found in
             var list = Element("items", namespace: NS.pubsub, attributes: ["node": node])

@@ -9,8 +9,9 @@ extension PEP {
 
     /// Sends `event`, about `node` of `owner` (a bare JID), to each
     /// available resource that wants the node's notifications (XEP-0163
-    /// §4.2, §4.3): the owner's own and those of `audience.contacts`,
-    /// unless one blocks the other.
+    /// §4.2, §4.3): the owner's own and those of `audience.contacts`;
+    /// and to the resources of its subscribers (XEP-0060 §7.1.2), whatever
+    /// their capabilities; each once, unless one blocks the other.
     func notify(_ event: Element, node: String, of owner: JID, _ audience: Audience, server: ServerContext) {
         var handles = server.sessions.availableSessions(of: owner)
         for contact in audience.contacts {
@@ -19,8 +20,14 @@ extension PEP {
             else { continue }
             handles += server.sessions.availableSessions(of: jid)
         }
-        for handle in handles where wants(handle, node) {
+        var notified = Set<JID>()
+        for handle in handles where wants(handle, node) && notified.insert(handle.jid).inserted {
             handle.deliver(Self.notification(event, from: owner, to: handle.jid))
+        }
+        for subscriber in audience.subscribers where server.blocklists.verdict(from: owner, to: subscriber) == .allowed {
+            for handle in Self.sessions(of: subscriber, server: server) where notified.insert(handle.jid).inserted {
+                handle.deliver(Self.notification(event, from: owner, to: handle.jid))
+            }
         }
     }
 
@@ -175,25 +182,35 @@ extension PEP {
     /// when the item was published (XEP-0203), since it is not new.
     private func deliverLastItems(_ found: [(owner: String, last: PEPLastItem)], to handles: [SessionHandle], server: ServerContext) {
         for (owner, last) in found {
-            guard let ownerJID = try? JID(localpart: owner, domainpart: server.domain) else { continue }
-            guard let payload = StoredStanza.parse(last.item.payload) else {
-                server.log.error("a stored PEP item of \(owner) in \(last.node) does not parse")
-                continue
-            }
-            let stored = Element("item", namespace: NS.pubsub, attributes: ["id": last.item.id], children: [.element(payload)])
-            let event = Self.items(last.node, [Self.eventItem(stored, of: ownerJID, last.configuration)])
-            let delay = Element(
-                "delay", namespace: NS.delay,
-                attributes: [
-                    "from": ownerJID.description,
-                    "stamp": DateTimeProfile.string(millisecondsSince1970: last.item.published),
-                ])
+            guard let ownerJID = try? JID(localpart: owner, domainpart: server.domain),
+                let message = Self.lastItemMessage(last, of: ownerJID, log: server.log)
+            else { continue }
             for handle in handles where wants(handle, last.node) {
                 guard server.blocklists.verdict(from: ownerJID, to: handle.jid) == .allowed else { continue }
-                var message = Self.notification(event, from: ownerJID, to: handle.jid)
-                message.append(delay)
-                handle.deliver(message)
+                var addressed = message
+                addressed[attribute: "to"] = handle.jid.description
+                handle.deliver(addressed)
             }
         }
+    }
+
+    /// The notification of a node's last item, without `to`; nil (and a
+    /// log line) when the stored payload does not parse.
+    static func lastItemMessage(_ last: PEPLastItem, of owner: JID, log: Logger) -> Element? {
+        guard let payload = StoredStanza.parse(last.item.payload) else {
+            log.error("a stored PEP item of \(owner) in \(last.node) does not parse")
+            return nil
+        }
+        let stored = Element("item", namespace: NS.pubsub, attributes: ["id": last.item.id], children: [.element(payload)])
+        var message = Element(
+            "message", namespace: NS.client, attributes: ["type": "headline", "from": owner.description],
+            children: [.element(items(last.node, [eventItem(stored, of: owner, last.configuration)]))])
+        message.append(
+            Element(
+                "delay", namespace: NS.delay,
+                attributes: [
+                    "from": owner.description, "stamp": DateTimeProfile.string(millisecondsSince1970: last.item.published),
+                ]))
+        return message
     }
 }

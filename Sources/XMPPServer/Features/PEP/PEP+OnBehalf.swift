@@ -22,10 +22,11 @@ extension PEP {
             return server.log.error("PEP publish for \(owner) in \(node) refused: \(error)")
         }
         let configuration = request.configuration
+        let domain = server.domain
         server.storage.run(on: server.loop, { stores in
             try Self.store(
                 stored, in: node, of: username, creating: configuration, preconditions: ConfigurationFields(),
-                nodeLimit: limits.pepMaxNodes, stores: stores)
+                nodeLimit: limits.pepMaxNodes, domain: domain, stores: stores)
         }) { result in
             switch result {
             case .success(let audience):
@@ -46,8 +47,9 @@ extension PEP {
         let server = session.server
         let (owner, node, id) = (request.owner, request.node, request.itemID)
         guard let username = owner.localpart else { return }
+        let domain = server.domain
         server.storage.run(on: server.loop, { stores in
-            try Self.remove(id, from: node, of: username, stores: stores)
+            try Self.remove(id, from: node, of: username, domain: domain, stores: stores)
         }) { result in
             switch result {
             case .success(let audience?):

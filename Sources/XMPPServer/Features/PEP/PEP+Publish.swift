@@ -4,10 +4,12 @@ import XMPPStorage
 
 extension PEP {
     /// What a change to a node needs for its notifications: the node's
-    /// configuration and the owner's contacts who may hear of it.
+    /// configuration, the owner's contacts who may hear of it, and the
+    /// subscribers who still may.
     struct Audience: Sendable {
         var configuration: PEPNodeConfiguration
         var contacts: [String]
+        var subscribers: [JID] = []
     }
 
     /// XEP-0060 §7.1: publishes one item, creating the node with the
@@ -32,9 +34,10 @@ extension PEP {
             options, formType: NS.pubsubPublishOptions, maxItemsLimit: limits.pepMaxItems)
         let id = item[attribute: "id"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.newItemID()
         let stored = try Self.storable(id: id, payload, limits: limits)
+        let domain = session.server.domain
         return .afterStorage({ stores in
             try Self.store(stored, in: node, of: username, creating: requested.applied(to: PEPNodeConfiguration()),
-                preconditions: requested, nodeLimit: limits.pepMaxNodes, stores: stores)
+                preconditions: requested, nodeLimit: limits.pepMaxNodes, domain: domain, stores: stores)
         }) { audience in
             let published = Element("item", namespace: NS.pubsub, attributes: ["id": id], children: [.element(payload)])
             notifyPublished(published, node: node, of: owner, audience, server: session.server)
@@ -74,7 +77,7 @@ extension PEP {
     /// created with `creating`, if `username` has fewer than `nodeLimit`.
     static func store(
         _ item: PEPItem, in node: String, of username: String, creating: PEPNodeConfiguration,
-        preconditions: ConfigurationFields, nodeLimit: Int, stores: Stores
+        preconditions: ConfigurationFields, nodeLimit: Int, domain: String, stores: Stores
     ) throws -> Audience {
         try stores.inTransaction {
             let configuration: PEPNodeConfiguration
@@ -87,7 +90,7 @@ extension PEP {
                 try stores.pep.setNode(node, of: username, configuration: configuration)
             }
             _ = try stores.pep.publish(item, to: node, of: username)
-            return try audience(of: username, configuration, in: stores)
+            return try audience(of: node, owner: username, configuration, domain: domain, in: stores)
         }
     }
 
@@ -130,8 +133,9 @@ extension PEP {
             throw Self.error(.badRequest, "item-required", text: "retract one item by its id")
         }
         let asked = ["1", "true"].contains(retract[attribute: "notify"] ?? "")
+        let domain = session.server.domain
         return .afterStorage({ stores in
-            guard let audience = try Self.remove(id, from: node, of: username, stores: stores) else {
+            guard let audience = try Self.remove(id, from: node, of: username, domain: domain, stores: stores) else {
                 throw StanzaError(.itemNotFound, text: "no such node or item")
             }
             return audience
@@ -147,12 +151,12 @@ extension PEP {
 
     /// Removes the item `id` (storage thread); nil when there is no such
     /// node or item.
-    static func remove(_ id: String, from node: String, of username: String, stores: Stores) throws -> Audience? {
+    static func remove(_ id: String, from node: String, of username: String, domain: String, stores: Stores) throws -> Audience? {
         try stores.inTransaction {
             guard let configuration = try stores.pep.configuration(of: node, owner: username),
                 try stores.pep.retract(id, from: node, of: username)
             else { return nil }
-            return try audience(of: username, configuration, in: stores)
+            return try audience(of: node, owner: username, configuration, domain: domain, in: stores)
         }
     }
 
@@ -211,13 +215,16 @@ extension PEP {
         let session = request.session
         let node = try Self.node(of: operation)
         guard let owner = session.jid?.bare, let username = owner.localpart else { throw StanzaError(.notAuthorized) }
+        let domain = session.server.domain
         return .afterStorage({ stores in
             try stores.inTransaction {
                 guard let configuration = try stores.pep.configuration(of: node, owner: username) else {
                     throw StanzaError(.itemNotFound, text: "no such node")
                 }
+                // Read before a deletion takes the subscriptions with it.
+                let audience = try Self.audience(of: node, owner: username, configuration, domain: domain, in: stores)
                 try change(node, username, stores)
-                return try Self.audience(of: username, configuration, in: stores)
+                return audience
             }
         }) { audience in
             let event = Element(
@@ -228,13 +235,17 @@ extension PEP {
         }
     }
 
-    /// Who hears of a change to a node of `username` configured so: the
-    /// contacts who share presence, unless only the owner may (whitelist).
-    static func audience(of username: String, _ configuration: PEPNodeConfiguration, in stores: Stores) throws -> Audience {
+    /// Who hears of a change to the node `node` of `username` configured
+    /// so: the contacts who share presence, unless only the owner may
+    /// (whitelist), and the subscribers who may read it.
+    static func audience(
+        of node: String, owner username: String, _ configuration: PEPNodeConfiguration, domain: String, in stores: Stores
+    ) throws -> Audience {
         let contacts =
             configuration.accessModel == .whitelist
             ? [] : try stores.roster.items(of: username).filter(\.state.sharesPresence).map(\.contact)
-        return Audience(configuration: configuration, contacts: contacts)
+        let subscribers = try allowedSubscribers(of: node, owner: username, configuration, domain: domain, in: stores)
+        return Audience(configuration: configuration, contacts: contacts, subscribers: subscribers)
     }
 
     /// `<event><items node>…</items></event>`.

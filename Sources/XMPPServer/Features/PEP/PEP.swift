@@ -12,12 +12,13 @@ import XMPPStorage
 /// | `<retract>`                               | removed; notifications with `notify='true'` or `pubsub#notify_retract` | `forbidden` |
 /// | `<create>` (+ `<configure>` form)         | a node with the defaults or the form; `conflict` if it exists | `forbidden`  |
 /// | `<items>` (`max_items`, `<item id/>`)     | the items, newest first       | the same if the access model allows: `presence` (default) the contacts with a `from`/`both` subscription, `open` anyone, `whitelist` no one; else `not-authorized` + `<presence-subscription-required/>` or `not-allowed` + `<closed-node/>` |
+/// | `<subscribe jid>`, `<unsubscribe jid>`    | as for anyone else            | the requester's bare or full JID, if the access model lets it read; it gets every notification and, unless `never`, the last item at once; at most `pep_max_subscribers` per node (`policy-violation`) |
 /// | `#owner` `<configure>`                    | get: the `pubsub#node_config` form; set: a submitted form applied | `forbidden` |
 /// | `#owner` `<default>`                      | the form of a new node's configuration | `forbidden`             |
 /// | `#owner` `<purge>`                        | items gone; `<purge/>` notifications | `forbidden`                |
 /// | `#owner` `<delete>`                       | node and items gone; `<delete/>` notifications | `forbidden`        |
 /// | disco#items of the account                | every node, a title as its name | the nodes the access model lets them read |
-/// | anything else in either namespace         | `feature-not-implemented` + `<unsupported feature/>` (`subscribe`, `retrieve-affiliations`, ...) | the same, or `forbidden` for owner requests |
+/// | anything else in either namespace         | `feature-not-implemented` + `<unsupported feature/>` (`subscription-options`, `retrieve-subscriptions`, `retrieve-affiliations`, ...) | the same, or `forbidden` for owner requests |
 ///
 /// A node's configuration (`PEPNodeConfiguration`, XEP-0060 §16.4) holds
 /// `access_model`, `max_items` (up to `pep_max_items`, which `max` stands
@@ -34,7 +35,8 @@ import XMPPStorage
 /// Notifications (`<message type='headline'>` from the owner's bare JID)
 /// go to each available resource, of the owner or of a contact sharing
 /// presence (the owner's only for `whitelist`), whose capabilities want
-/// the node; `EntityCapsTracker` learns them from broadcast presence,
+/// the node, and to the resources of the subscribers the access model
+/// still lets in, each resource once; `EntityCapsTracker` learns them from broadcast presence,
 /// asking unknown ones from the account's bare JID. A resource that
 /// becomes interested in a node, and the resources of a contact whose
 /// subscription is approved (`PresenceSubscriptionApproved`), get its
@@ -52,19 +54,22 @@ public struct PEP: ServerFeature {
         "access-open", "access-presence", "access-whitelist", "auto-create", "auto-subscribe", "config-node",
         "create-and-configure", "create-nodes", "delete-items", "delete-nodes", "filtered-notifications",
         "item-ids", "last-published", "multi-items", "persistent-items", "publish", "publish-options",
-        "purge-nodes", "retract-items", "retrieve-default", "retrieve-items",
+        "purge-nodes", "retract-items", "retrieve-default", "retrieve-items", "subscribe",
     ]
 
     /// The requests Swiftlet does not implement, by namespace and element,
     /// with the XEP-0060 feature each one needs (§5.1's table).
     private static let unsupported: [String: [String: String]] = [
         NS.pubsub: [
-            "subscribe": "subscribe", "unsubscribe": "subscribe", "options": "subscription-options",
+            "options": "subscription-options",
             "subscriptions": "retrieve-subscriptions", "affiliations": "retrieve-affiliations",
             "default": "retrieve-default",
         ],
         NS.pubsubOwner: ["subscriptions": "manage-subscriptions", "affiliations": "modify-affiliations"],
     ]
+
+    /// The `pubsub` set requests others than the owner may make.
+    private static let subscriberOperations: Set<String> = ["subscribe", "unsubscribe", "options"]
 
     let caps: EntityCapsTracker
 
@@ -103,10 +108,10 @@ public struct PEP: ServerFeature {
         guard operations.count == 1, let operation = operations.first, operation.namespace == pubsub.namespace else {
             throw StanzaError(.badRequest, text: "a pubsub request holds one operation")
         }
-        // Subscribers' requests (subscribe, options) are not the owner's.
+        // Subscribers' requests are not the owner's.
         let ownersOnly =
             pubsub.namespace == NS.pubsubOwner
-            || (request.iq.type == .set && Self.unsupported[NS.pubsub]?[operation.name] == nil)
+            || (request.iq.type == .set && !Self.subscriberOperations.contains(operation.name))
         if ownersOnly, request.target.localpart != request.session.jid?.localpart {
             throw StanzaError(.forbidden, text: "only the account's owner may do this")
         }
@@ -119,6 +124,10 @@ public struct PEP: ServerFeature {
             return try create(operation, configure: pubsub.child("configure", namespace: NS.pubsub), request)
         case (.get, NS.pubsub, "items"):
             return try items(operation, request)
+        case (.set, NS.pubsub, "subscribe"):
+            return try subscribe(operation, request)
+        case (.set, NS.pubsub, "unsubscribe"):
+            return try unsubscribe(operation, request)
         case (.set, NS.pubsubOwner, "delete"):
             return try delete(operation, request)
         case (.set, NS.pubsubOwner, "purge"):
