@@ -315,16 +315,20 @@ public enum Storage {
         }
         migrator.register("0013-pep-subscriptions") { database in
             // Explicit subscriptions to PEP nodes (XEP-0060 §6.1): see
-            // SQLitePEPStore. Deleting a node deletes them; the rowid
-            // `sequence` keeps the order of subscription.
+            // SQLitePEPStore. A subscriber is an account (resource '') or
+            // one of its resources; deleting the node or the subscriber's
+            // account deletes them. The rowid `sequence` keeps the order of
+            // subscription; the second index serves the cascade from accounts.
             try database.execute(
                 """
                 CREATE TABLE pep_subscriptions (
                     sequence INTEGER PRIMARY KEY,
                     node_id INTEGER NOT NULL REFERENCES pep_nodes (id) ON DELETE CASCADE,
-                    jid TEXT NOT NULL,
-                    UNIQUE (node_id, jid)
+                    subscriber_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    resource TEXT NOT NULL,
+                    UNIQUE (node_id, subscriber_id, resource)
                 );
+                CREATE INDEX pep_subscriptions_by_subscriber ON pep_subscriptions (subscriber_id);
                 """)
         }
         return migrator

@@ -174,18 +174,36 @@ import XMPPCore
 
     @Test(arguments: StoresKind.allCases)
     func subscriptionsAreKeptInOrderUntilEndedOrTheNodeGoes(kind: StoresKind) throws {
-        let pep = try kind.makeStores(withAccounts: "romeo").pep
-        #expect(try pep.subscribe("mercutio@localhost", to: Self.node, of: "romeo") == false, "no node")
+        let pep = try kind.makeStores(withAccounts: "romeo", "mercutio", "juliet").pep
+        let mercutio = PEPSubscriber(username: "mercutio"), balcony = PEPSubscriber(username: "juliet", resource: "balcony")
+        #expect(try pep.subscribe(mercutio, to: Self.node, of: "romeo") == false, "no node")
         try pep.setNode(Self.node, of: "romeo", configuration: PEPNodeConfiguration(accessModel: .open))
-        for jid in ["mercutio@localhost", "juliet@localhost/balcony", "mercutio@localhost"] {
-            #expect(try pep.subscribe(jid, to: Self.node, of: "romeo"))
+        for subscriber in [mercutio, balcony, mercutio] {
+            #expect(try pep.subscribe(subscriber, to: Self.node, of: "romeo"))
         }
-        #expect(try pep.subscribers(of: Self.node, owner: "romeo") == ["mercutio@localhost", "juliet@localhost/balcony"])
-        #expect(try pep.unsubscribe("mercutio@localhost", from: Self.node, of: "romeo"))
-        #expect(try pep.unsubscribe("mercutio@localhost", from: Self.node, of: "romeo") == false)
-        #expect(try pep.subscribers(of: Self.node, owner: "romeo") == ["juliet@localhost/balcony"])
+        #expect(throws: UnknownAccountError(username: "nobody")) {
+            try pep.subscribe(PEPSubscriber(username: "nobody"), to: Self.node, of: "romeo")
+        }
+        #expect(try pep.subscribers(of: Self.node, owner: "romeo") == [mercutio, balcony])
+        #expect(try pep.unsubscribe(PEPSubscriber(username: "juliet"), from: Self.node, of: "romeo") == false, "the balcony's only")
+        #expect(try pep.unsubscribe(mercutio, from: Self.node, of: "romeo"))
+        #expect(try pep.unsubscribe(mercutio, from: Self.node, of: "romeo") == false)
+        #expect(try pep.subscribers(of: Self.node, owner: "romeo") == [balcony])
         #expect(try pep.deleteNode(Self.node, of: "romeo"))
         try pep.setNode(Self.node, of: "romeo", configuration: PEPNodeConfiguration())
         #expect(try pep.subscribers(of: Self.node, owner: "romeo").isEmpty, "deleting the node ended them")
+    }
+
+    @Test(arguments: StoresKind.allCases)
+    func aDeletedAccountsSubscriptionsGoWithIt(kind: StoresKind) throws {
+        let stores = try kind.makeStores(withAccounts: "romeo", "mercutio", "juliet")
+        try stores.pep.setNode(Self.node, of: "romeo", configuration: PEPNodeConfiguration(accessModel: .open))
+        let juliet = PEPSubscriber(username: "juliet")
+        for subscriber in [PEPSubscriber(username: "mercutio", resource: "street"), juliet] {
+            _ = try stores.pep.subscribe(subscriber, to: Self.node, of: "romeo")
+        }
+        #expect(try stores.accounts.deleteAccount("mercutio"))
+        #expect(try stores.accounts.createAccount("mercutio", credentials: sampleCredentialPair()))
+        #expect(try stores.pep.subscribers(of: Self.node, owner: "romeo") == [juliet], "a new account inherits nothing")
     }
 }

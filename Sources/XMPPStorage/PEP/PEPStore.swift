@@ -125,6 +125,22 @@ public struct PEPLastItem: Sendable, Hashable {
     }
 }
 
+/// An account subscribed to a PEP node (XEP-0060 §6.1): all of its
+/// resources, or one. Subscribers are the server's own users, so their
+/// subscriptions go with their accounts.
+public struct PEPSubscriber: Sendable, Hashable {
+    /// The subscribed account.
+    public var username: String
+    /// The subscribed resource, or nil for the bare JID.
+    public var resource: String?
+
+    /// A subscriber from its parts.
+    public init(username: String, resource: String? = nil) {
+        self.username = username
+        self.resource = resource
+    }
+}
+
 /// The Personal Eventing (XEP-0163) nodes of the server's users and their
 /// items: every account is a pubsub service with nodes named by the owner.
 ///
@@ -133,7 +149,7 @@ public struct PEPLastItem: Sendable, Hashable {
 /// unknown username reads as an account without nodes;
 /// `setNode(_:of:configuration:)` throws `UnknownAccountError` for it.
 /// Deleting the account deletes its nodes with their items and
-/// subscriptions.
+/// subscriptions, and its subscriptions to others' nodes.
 public protocol PEPStore: AnyObject {
     /// The configuration of the node `node` of `username`, or nil when the
     /// node does not exist.
@@ -177,21 +193,21 @@ public protocol PEPStore: AnyObject {
     /// The nodes of `username`, sorted by name.
     func nodes(of username: String) throws -> [PEPNode]
 
-    /// Subscribes `jid` (a bare or full JID, compared byte for byte) to
-    /// the node `node` of `username` (XEP-0060 §6.1); subscribing again
-    /// changes nothing.
+    /// Subscribes `subscriber` to the node `node` of `username` (XEP-0060
+    /// §6.1); subscribing again changes nothing.
     ///
     /// - Returns: False when there is no such node.
-    func subscribe(_ jid: String, to node: String, of username: String) throws -> Bool
+    /// - Throws: `UnknownAccountError` if the subscriber has no account.
+    func subscribe(_ subscriber: PEPSubscriber, to node: String, of username: String) throws -> Bool
 
-    /// Ends the subscription of `jid` to the node `node` of `username`.
+    /// Ends the subscription of `subscriber` to the node `node` of `username`.
     ///
     /// - Returns: Whether there was such a subscription.
-    func unsubscribe(_ jid: String, from node: String, of username: String) throws -> Bool
+    func unsubscribe(_ subscriber: PEPSubscriber, from node: String, of username: String) throws -> Bool
 
-    /// The JIDs subscribed to the node `node` of `username`, in the order
+    /// The subscribers of the node `node` of `username`, in the order
     /// they subscribed; empty when there is no such node.
-    func subscribers(of node: String, owner username: String) throws -> [String]
+    func subscribers(of node: String, owner username: String) throws -> [PEPSubscriber]
 
     /// The newest item of each node of `username` that has one, sorted by
     /// node name.

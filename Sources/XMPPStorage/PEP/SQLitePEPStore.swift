@@ -115,34 +115,44 @@ public final class SQLitePEPStore: PEPStore {
         }
     }
 
-    public func subscribe(_ jid: String, to node: String, of username: String) throws -> Bool {
+    public func subscribe(_ subscriber: PEPSubscriber, to node: String, of username: String) throws -> Bool {
         try database.transaction {
+            guard let subscriberID = try database.accountID(of: subscriber.username) else {
+                throw UnknownAccountError(username: subscriber.username)
+            }
             guard let stored = try self.node(node, of: username) else { return false }
-            try database.run("INSERT OR IGNORE INTO pep_subscriptions (node_id, jid) VALUES (?, ?)", stored.id, jid)
+            try database.run(
+                "INSERT OR IGNORE INTO pep_subscriptions (node_id, subscriber_id, resource) VALUES (?, ?, ?)", stored.id,
+                subscriberID, subscriber.resource ?? "")
             return true
         }
     }
 
-    public func unsubscribe(_ jid: String, from node: String, of username: String) throws -> Bool {
+    public func unsubscribe(_ subscriber: PEPSubscriber, from node: String, of username: String) throws -> Bool {
         try database.run(
             """
-            DELETE FROM pep_subscriptions WHERE jid = ? AND node_id = (
+            DELETE FROM pep_subscriptions
+            WHERE subscriber_id = (SELECT id FROM accounts WHERE username = ?) AND resource = ? AND node_id = (
                 SELECT n.id FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id
                 WHERE a.username = ? AND n.name = ?)
-            """, jid, username, node) > 0
+            """, subscriber.username, subscriber.resource ?? "", username, node) > 0
     }
 
-    public func subscribers(of node: String, owner username: String) throws -> [String] {
+    public func subscribers(of node: String, owner username: String) throws -> [PEPSubscriber] {
         let sql = """
-            SELECT s.jid FROM pep_subscriptions AS s
+            SELECT sa.username, s.resource FROM pep_subscriptions AS s JOIN accounts AS sa ON sa.id = s.subscriber_id
             JOIN pep_nodes AS n ON n.id = s.node_id JOIN accounts AS a ON a.id = n.account_id
             WHERE a.username = ? AND n.name = ? ORDER BY s.sequence
             """
         return try database.withCachedStatement(sql) { statement in
             try statement.bind(username, node)
-            var jids: [String] = []
-            while try statement.step() { jids.append(statement.string(at: 0) ?? "") }
-            return jids
+            var subscribers: [PEPSubscriber] = []
+            while try statement.step() {
+                let resource = statement.string(at: 1) ?? ""
+                subscribers.append(
+                    PEPSubscriber(username: statement.string(at: 0) ?? "", resource: resource.isEmpty ? nil : resource))
+            }
+            return subscribers
         }
     }
 

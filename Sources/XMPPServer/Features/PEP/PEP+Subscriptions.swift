@@ -9,17 +9,18 @@ extension PEP {
     func subscribe(_ subscribe: Element, _ request: IQRequest) throws -> IQAnswer {
         let node = try Self.node(of: subscribe)
         let (owner, requester, jid) = try Self.parties(of: subscribe, request)
+        let subscriber = try Self.subscriber(jid)
         let limit = request.server.config.limits.pepMaxSubscribers
         let session = request.session
         return .afterStorage({ stores -> (PEPNodeConfiguration, PEPItem?) in
             try stores.inTransaction {
                 let configuration = try Self.readableNode(node, of: owner, by: requester, in: stores)
                 let subscribers = try stores.pep.subscribers(of: node, owner: owner)
-                if !subscribers.contains(jid.description) {
+                if !subscribers.contains(subscriber) {
                     guard subscribers.count < limit else {
                         throw StanzaError(.policyViolation, text: "a node has at most \(limit) subscribers")
                     }
-                    _ = try stores.pep.subscribe(jid.description, to: node, of: owner)
+                    _ = try stores.pep.subscribe(subscriber, to: node, of: owner)
                 }
                 let last = configuration.lastItemDelivery == .never ? nil : try stores.pep.items(of: node, owner: owner, ids: nil, limit: 1).first
                 return (configuration, last)
@@ -46,12 +47,13 @@ extension PEP {
     func unsubscribe(_ unsubscribe: Element, _ request: IQRequest) throws -> IQAnswer {
         let node = try Self.node(of: unsubscribe)
         let (owner, requester, jid) = try Self.parties(of: unsubscribe, request)
+        let subscriber = try Self.subscriber(jid)
         return .afterStorage({ stores in
             guard try stores.reaches(owner, from: requester) else { throw StanzaError(.serviceUnavailable) }
             guard try stores.pep.configuration(of: node, owner: owner) != nil else {
                 throw StanzaError(.itemNotFound, text: "no such node")
             }
-            guard try stores.pep.unsubscribe(jid.description, from: node, of: owner) else {
+            guard try stores.pep.unsubscribe(subscriber, from: node, of: owner) else {
                 throw Self.error(.unexpectedRequest, "not-subscribed")
             }
         }) { .result() }
@@ -68,6 +70,12 @@ extension PEP {
             throw error(.badRequest, "invalid-jid", text: "subscribe your own JID")
         }
         return (owner, requester, jid)
+    }
+
+    /// The stored form of a subscribing JID of this server.
+    private static func subscriber(_ jid: JID) throws(StanzaError) -> PEPSubscriber {
+        guard let username = jid.localpart else { throw error(.badRequest, "invalid-jid") }
+        return PEPSubscriber(username: username, resource: jid.resourcepart)
     }
 
     /// The configuration of a node `requester` may read (storage thread).
@@ -92,8 +100,9 @@ extension PEP {
     static func allowedSubscribers(
         of node: String, owner: String, _ configuration: PEPNodeConfiguration, domain: String, in stores: Stores
     ) throws -> [JID] {
-        try stores.pep.subscribers(of: node, owner: owner).compactMap { try? JID($0) }.filter { subscriber in
-            guard subscriber.domainpart == domain, subscriber.localpart != nil else { return false }
+        try stores.pep.subscribers(of: node, owner: owner).compactMap {
+            try? JID(localpart: $0.username, domainpart: domain, resourcepart: $0.resource)
+        }.filter { subscriber in
             let shares = try configuration.accessModel == .presence && sharesPresence(owner, with: subscriber, in: stores)
             return mayRetrieve(subscriber, from: owner, configuration, sharesPresence: shares)
         }
