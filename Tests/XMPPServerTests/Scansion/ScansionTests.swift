@@ -22,8 +22,8 @@ struct ScansionTests {
         "pubsub_createdelete": "pubsub service", "pubsub_max_items": "pubsub service",
         "pubsub_multi_items": "pubsub service", "pubsub_resend_on_sub": "pubsub service",
         // Prosody-specific: the PEP part of these passes.
-        "pep_itemreply": "Prosody's roster versions ('1' for an empty roster); expects a presence after a later action",
-        "pep_publish_subscribe": "Prosody's roster versions ('1' for an empty roster); expects stanzas after later actions",
+        "pep_itemreply": "Prosody's roster versions ('1' when empty); expects a presence that arrived before other actions",
+        "pep_publish_subscribe": "Prosody's roster versions ('1' when empty); expects stanzas that arrived before other actions",
         "pubsub_config": "Prosody's node_config form: its labels, and its access models authorize and roster",
         "pubsub_preconditions": "Prosody's node_config form (labels, authorize and roster) and its error text",
         // Still to do in this issue.

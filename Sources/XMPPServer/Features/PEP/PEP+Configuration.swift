@@ -203,9 +203,10 @@ extension PEP {
             }
             return Field("pubsub#" + name, type: "list-single", label: label, values: [value], extras: elements)
         }
+        let bounds = Element("range", namespace: NS.dataFormsValidate, attributes: ["min": "1", "max": String(maxItemsLimit)])
         let range = Element(
             "validate", namespace: NS.dataFormsValidate, attributes: ["datatype": "pubsub:integer-or-max"],
-            children: [.element(Element("range", namespace: NS.dataFormsValidate, attributes: ["min": "1", "max": String(maxItemsLimit)]))])
+            children: [.element(bounds)])
         let fields: [Field] = [
             Field("FORM_TYPE", type: "hidden", values: [NS.pubsubNodeConfig]),
             Field(

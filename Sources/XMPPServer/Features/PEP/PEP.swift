@@ -63,7 +63,7 @@ public struct PEP: ServerFeature {
         NS.pubsub: [
             "options": "subscription-options",
             "subscriptions": "retrieve-subscriptions", "affiliations": "retrieve-affiliations",
-            "default": "retrieve-default",
+            "default": "retrieve-default-sub",
         ],
         NS.pubsubOwner: ["subscriptions": "manage-subscriptions", "affiliations": "modify-affiliations"],
     ]
