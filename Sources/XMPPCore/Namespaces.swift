@@ -67,6 +67,8 @@ public enum NS {
     public static let pubsubErrors = "http://jabber.org/protocol/pubsub#errors"
     /// XEP-0060: Publish-Subscribe, the `FORM_TYPE` of publish options (§7.1.5).
     public static let pubsubPublishOptions = "http://jabber.org/protocol/pubsub#publish-options"
+    /// XEP-0060: Publish-Subscribe, the `FORM_TYPE` of node configuration (§16.4).
+    public static let pubsubNodeConfig = "http://jabber.org/protocol/pubsub#node_config"
     /// XEP-0066: Out of Band Data, the `<x/>` element carrying a URL.
     public static let oob = "jabber:x:oob"
     /// XEP-0077: In-Band Registration, the query.

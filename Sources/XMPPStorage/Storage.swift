@@ -285,6 +285,67 @@ public enum Storage {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.register("0013-pep-configuration") { database in
+            // The rest of a PEP node's configuration, the `whitelist`
+            // access model, which the old CHECK forbids, and when each item
+            // was published (items kept so far: now): both tables are
+            // rebuilt (items first, so dropping the old nodes cascades to
+            // nothing) and renamed back, which moves the new items'
+            // reference to the new nodes.
+            try database.execute(
+                """
+                CREATE TABLE pep_nodes_new (
+                    id INTEGER PRIMARY KEY,
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    access_model TEXT NOT NULL CHECK (access_model IN ('presence', 'open', 'whitelist')),
+                    max_items INTEGER NOT NULL CHECK (max_items > 0),
+                    persist_items INTEGER NOT NULL CHECK (persist_items IN (0, 1)),
+                    send_last_published_item TEXT NOT NULL DEFAULT 'on_sub_and_presence'
+                        CHECK (send_last_published_item IN ('never', 'on_sub', 'on_sub_and_presence')),
+                    notify_retract INTEGER NOT NULL DEFAULT 1 CHECK (notify_retract IN (0, 1)),
+                    deliver_payloads INTEGER NOT NULL DEFAULT 1 CHECK (deliver_payloads IN (0, 1)),
+                    itemreply TEXT NOT NULL DEFAULT 'none' CHECK (itemreply IN ('none', 'owner', 'publisher')),
+                    title TEXT NOT NULL DEFAULT '',
+                    UNIQUE (account_id, name)
+                );
+                INSERT INTO pep_nodes_new (id, account_id, name, access_model, max_items, persist_items)
+                    SELECT id, account_id, name, access_model, max_items, persist_items FROM pep_nodes;
+                CREATE TABLE pep_items_new (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    node_id INTEGER NOT NULL REFERENCES pep_nodes_new (id) ON DELETE CASCADE,
+                    item_id TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    published INTEGER NOT NULL,
+                    UNIQUE (node_id, item_id)
+                );
+                INSERT INTO pep_items_new (sequence, node_id, item_id, payload, published)
+                    SELECT sequence, node_id, item_id, payload, CAST(strftime('%s', 'now') AS INTEGER) * 1000 FROM pep_items;
+                DROP TABLE pep_items;
+                DROP TABLE pep_nodes;
+                ALTER TABLE pep_nodes_new RENAME TO pep_nodes;
+                ALTER TABLE pep_items_new RENAME TO pep_items;
+                CREATE INDEX pep_items_by_node ON pep_items (node_id);
+                """)
+        }
+        migrator.register("0014-pep-subscriptions") { database in
+            // Explicit subscriptions to PEP nodes (XEP-0060 §6.1): see
+            // SQLitePEPStore. A subscriber is an account (resource '') or
+            // one of its resources; deleting the node or the subscriber's
+            // account deletes them. The rowid `sequence` keeps the order of
+            // subscription; the second index serves the cascade from accounts.
+            try database.execute(
+                """
+                CREATE TABLE pep_subscriptions (
+                    sequence INTEGER PRIMARY KEY,
+                    node_id INTEGER NOT NULL REFERENCES pep_nodes (id) ON DELETE CASCADE,
+                    subscriber_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    resource TEXT NOT NULL,
+                    UNIQUE (node_id, subscriber_id, resource)
+                );
+                CREATE INDEX pep_subscriptions_by_subscriber ON pep_subscriptions (subscriber_id);
+                """)
+        }
         return migrator
     }
 }

@@ -125,4 +125,85 @@ import XMPPCore
             } == 1, "the cascade reached the items")
         }
     }
+
+    @Test(arguments: StoresKind.allCases)
+    func everyConfigurationFieldAndThePublicationTimeAreKept(kind: StoresKind) throws {
+        let pep = try kind.makeStores(withAccounts: "romeo").pep
+        let bookmarks = PEPNodeConfiguration(
+            accessModel: .whitelist, maxItems: 255, persistItems: true, lastItemDelivery: .never,
+            notifyRetract: false, deliverPayloads: false, itemReply: .publisher, title: "Rooms")
+        try pep.setNode("urn:xmpp:bookmarks:1", of: "romeo", configuration: bookmarks)
+        #expect(try pep.configuration(of: "urn:xmpp:bookmarks:1", owner: "romeo") == bookmarks)
+        let item = PEPItem(id: "room@muc", payload: "<conference xmlns='urn:xmpp:bookmarks:1'/>", published: 1_700_000_000_123)
+        _ = try pep.publish(item, to: "urn:xmpp:bookmarks:1", of: "romeo")
+        #expect(try pep.items(of: "urn:xmpp:bookmarks:1", owner: "romeo", ids: nil, limit: nil) == [item])
+        #expect(try pep.lastItems(of: "romeo") == [PEPLastItem(node: "urn:xmpp:bookmarks:1", configuration: bookmarks, item: item)])
+        let onSubscription = PEPNodeConfiguration(lastItemDelivery: .onSubscription, itemReply: .owner)
+        try pep.setNode("urn:xmpp:bookmarks:1", of: "romeo", configuration: onSubscription)
+        #expect(try pep.configuration(of: "urn:xmpp:bookmarks:1", owner: "romeo") == onSubscription)
+    }
+
+    @Test(arguments: StoresKind.allCases)
+    func purgeEmptiesOneNodeAndKeepsIt(kind: StoresKind) throws {
+        let pep = try kind.makeStores(withAccounts: "romeo").pep
+        for node in ["a", "b"] {
+            try pep.setNode(node, of: "romeo", configuration: PEPNodeConfiguration(maxItems: 5))
+            for id in ["1", "2"] { _ = try pep.publish(Self.item(id), to: node, of: "romeo") }
+        }
+        #expect(try pep.purge("a", of: "romeo"))
+        #expect(try pep.items(of: "a", owner: "romeo", ids: nil, limit: nil).isEmpty)
+        #expect(try pep.configuration(of: "a", owner: "romeo") != nil, "the node stays")
+        #expect(try pep.items(of: "b", owner: "romeo", ids: nil, limit: nil).map(\.id) == ["2", "1"])
+        #expect(try pep.purge("none", of: "romeo") == false)
+        #expect(try pep.purge("a", of: "nobody") == false)
+    }
+
+    @Test(arguments: StoresKind.allCases)
+    func nodesAreListedByNameWithTheirConfigurations(kind: StoresKind) throws {
+        let pep = try kind.makeStores(withAccounts: "romeo", "juliet").pep
+        let titled = PEPNodeConfiguration(accessModel: .open, title: "Tunes")
+        try pep.setNode("b", of: "romeo", configuration: titled)
+        try pep.setNode("a", of: "romeo", configuration: PEPNodeConfiguration())
+        try pep.setNode("c", of: "juliet", configuration: PEPNodeConfiguration())
+        #expect(
+            try pep.nodes(of: "romeo") == [
+                PEPNode(name: "a", configuration: PEPNodeConfiguration()), PEPNode(name: "b", configuration: titled),
+            ])
+        #expect(try pep.nodes(of: "nobody").isEmpty)
+    }
+
+    @Test(arguments: StoresKind.allCases)
+    func subscriptionsAreKeptInOrderUntilEndedOrTheNodeGoes(kind: StoresKind) throws {
+        let pep = try kind.makeStores(withAccounts: "romeo", "mercutio", "juliet").pep
+        let mercutio = PEPSubscriber(username: "mercutio"), balcony = PEPSubscriber(username: "juliet", resource: "balcony")
+        #expect(try pep.subscribe(mercutio, to: Self.node, of: "romeo") == false, "no node")
+        try pep.setNode(Self.node, of: "romeo", configuration: PEPNodeConfiguration(accessModel: .open))
+        for subscriber in [mercutio, balcony, mercutio] {
+            #expect(try pep.subscribe(subscriber, to: Self.node, of: "romeo"))
+        }
+        #expect(throws: UnknownAccountError(username: "nobody")) {
+            try pep.subscribe(PEPSubscriber(username: "nobody"), to: Self.node, of: "romeo")
+        }
+        #expect(try pep.subscribers(of: Self.node, owner: "romeo") == [mercutio, balcony])
+        #expect(try pep.unsubscribe(PEPSubscriber(username: "juliet"), from: Self.node, of: "romeo") == false, "the balcony's only")
+        #expect(try pep.unsubscribe(mercutio, from: Self.node, of: "romeo"))
+        #expect(try pep.unsubscribe(mercutio, from: Self.node, of: "romeo") == false)
+        #expect(try pep.subscribers(of: Self.node, owner: "romeo") == [balcony])
+        #expect(try pep.deleteNode(Self.node, of: "romeo"))
+        try pep.setNode(Self.node, of: "romeo", configuration: PEPNodeConfiguration())
+        #expect(try pep.subscribers(of: Self.node, owner: "romeo").isEmpty, "deleting the node ended them")
+    }
+
+    @Test(arguments: StoresKind.allCases)
+    func aDeletedAccountsSubscriptionsGoWithIt(kind: StoresKind) throws {
+        let stores = try kind.makeStores(withAccounts: "romeo", "mercutio", "juliet")
+        try stores.pep.setNode(Self.node, of: "romeo", configuration: PEPNodeConfiguration(accessModel: .open))
+        let juliet = PEPSubscriber(username: "juliet")
+        for subscriber in [PEPSubscriber(username: "mercutio", resource: "street"), juliet] {
+            _ = try stores.pep.subscribe(subscriber, to: Self.node, of: "romeo")
+        }
+        #expect(try stores.accounts.deleteAccount("mercutio"))
+        #expect(try stores.accounts.createAccount("mercutio", credentials: sampleCredentialPair()))
+        #expect(try stores.pep.subscribers(of: Self.node, owner: "romeo") == [juliet], "a new account inherits nothing")
+    }
 }

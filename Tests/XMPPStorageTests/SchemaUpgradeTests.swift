@@ -168,4 +168,51 @@ import XMPPCore
             #expect(removed == 2, "each old row is a message of its own")
         }
     }
+
+    /// The server's migrator as it was before `0013-pep-configuration`.
+    private var migratorBeforePEPConfiguration: Migrator {
+        var migrator = Migrator()
+        for migration in Storage.migrator.migrations.prefix(while: { $0.name != "0013-pep-configuration" }) {
+            migrator.register(migration.name, migrate: migration.migrate)
+        }
+        return migrator
+    }
+
+    @Test func pepNodesAndItemsKeepTheirDataThroughTheConfigurationUpgrade() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let old = try Database(path: directory + "/" + Storage.fileName)
+                try migratorBeforePEPConfiguration.migrate(old)
+                #expect(try SQLiteAccountStore(database: old).createAccount("romeo", credentials: sampleCredentialPair()))
+                try old.execute(
+                    """
+                    INSERT INTO pep_nodes (account_id, name, access_model, max_items, persist_items)
+                        SELECT id, 'urn:xmpp:avatar:metadata', 'open', 3, 1 FROM accounts;
+                    INSERT INTO pep_items (node_id, item_id, payload) SELECT id, 'a', '<a/>' FROM pep_nodes;
+                    INSERT INTO pep_items (node_id, item_id, payload) SELECT id, 'b', '<b/>' FROM pep_nodes;
+                    """)
+                old.close()
+            }
+            let storage = try Storage.open(directory: directory)
+            defer { storage.shutdown() }
+            let (configuration, items, whitelisted) = try storage.perform { stores in
+                let configuration = try stores.pep.configuration(of: "urn:xmpp:avatar:metadata", owner: "romeo")
+                let items = try stores.pep.items(of: "urn:xmpp:avatar:metadata", owner: "romeo", ids: nil, limit: nil)
+                try stores.pep.setNode("private", of: "romeo", configuration: PEPNodeConfiguration(accessModel: .whitelist))
+                return (configuration, items, try stores.pep.configuration(of: "private", owner: "romeo"))
+            }
+            #expect(configuration == PEPNodeConfiguration(accessModel: .open, maxItems: 3))
+            #expect(items.map(\.id) == ["b", "a"], "the order of publication survives")
+            #expect(items.allSatisfy { $0.published > 0 }, "items kept so far count as published at the upgrade")
+            #expect(whitelisted?.accessModel == .whitelist)
+            let remaining = try storage.perform { stores in
+                _ = try stores.accounts.deleteAccount("romeo")
+                return try stores.database!.withCachedStatement("SELECT count(*) FROM pep_items") { statement in
+                    _ = try statement.step()
+                    return statement.int(at: 0)
+                }
+            }
+            #expect(remaining == 0, "the items still cascade from the account")
+        }
+    }
 }

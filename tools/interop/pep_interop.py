@@ -89,8 +89,10 @@ class Peer(slixmpp_account.Records):
             self.changed()
 
         def count_caps_query(stanza):
-            if (stanza.name == "iq" and stanza["type"] == "get" and stanza["from"] == self.server["domain"]
-                    and "#" in stanza["disco_info"]["node"]):
+            # Asked by a PEP service: the account's or a contact's bare JID.
+            sender = stanza["from"]
+            if (stanza.name == "iq" and stanza["type"] == "get" and sender.domain == self.server["domain"]
+                    and not sender.resource and "#" in stanza["disco_info"]["node"]):
                 self.caps_queries[resource] = self.caps_queries.get(resource, 0) + 1
             return stanza
 

@@ -2,7 +2,8 @@
 /// fields, read from a stanza or written into one.
 ///
 /// Only what protocols that carry forms need (MAM queries, their form
-/// template); labels, options and instructions are not kept.
+/// template, node configuration); labels are written but not read, and
+/// options and instructions are not kept.
 public struct DataForm: Sendable, Hashable {
     /// One `<field/>`.
     public struct Field: Sendable, Hashable {
@@ -11,16 +12,21 @@ public struct DataForm: Sendable, Hashable {
         /// The `type` attribute, which submitted forms may leave out
         /// (XEP-0004: "text-single" is then assumed).
         public var type: String?
+        /// The `label` attribute, for a form a person fills in.
+        public var label: String?
         /// The `<value/>` texts, in order.
         public var values: [String]
         /// Extra children written after the values, such as XEP-0122
-        /// `<validate/>`.
+        /// `<validate/>` or the `<option/>`s of a list.
         public var extras: [Element]
 
         /// Creates a field.
-        public init(_ name: String?, type: String? = nil, values: [String] = [], extras: [Element] = []) {
+        public init(
+            _ name: String?, type: String? = nil, label: String? = nil, values: [String] = [], extras: [Element] = []
+        ) {
             self.name = name
             self.type = type
+            self.label = label
             self.values = values
             self.extras = extras
         }
@@ -61,6 +67,7 @@ public struct DataForm: Sendable, Hashable {
             var child = Element("field", namespace: NS.dataForms)
             child[attribute: "var"] = field.name
             child[attribute: "type"] = field.type
+            child[attribute: "label"] = field.label
             for value in field.values {
                 child.append(Element("value", namespace: NS.dataForms, children: [.text(value)]))
             }

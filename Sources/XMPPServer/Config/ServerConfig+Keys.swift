@@ -92,6 +92,7 @@ extension ServerConfig {
         .single("pep_max_items", \.limits.pepMaxItems, .integer),
         .single("pep_max_nodes", \.limits.pepMaxNodes, .integer),
         .single("pep_max_item_size", \.limits.pepMaxItemSize, .size),
+        .single("pep_max_subscribers", \.limits.pepMaxSubscribers, .integer),
         .single("roster_max_items", \.limits.rosterMaxItems, .integer),
         .single("roster_max_groups", \.limits.rosterMaxGroups, .integer),
         .single("max_directed_presence", \.limits.maxDirectedPresence, .integer),

@@ -83,6 +83,7 @@ extension ServerConfig {
         try require(limits.pepMaxItems, in: 1...10_000, key: "pep_max_items", formatNumber)
         try require(limits.pepMaxNodes, in: 1...100_000, key: "pep_max_nodes", formatNumber)
         try require(limits.pepMaxItemSize, in: (1 << 10)...(64 << 20), key: "pep_max_item_size", formatSize)
+        try require(limits.pepMaxSubscribers, in: 1...100_000, key: "pep_max_subscribers", formatNumber)
         try require(limits.rosterMaxItems, in: 1...100_000, key: "roster_max_items", formatNumber)
         try require(limits.rosterMaxGroups, in: 1...10_000, key: "roster_max_groups", formatNumber)
         try require(limits.maxDirectedPresence, in: 1...100_000, key: "max_directed_presence", formatNumber)

@@ -224,10 +224,13 @@ public struct ServerConfig: Sendable, Equatable {
         public var privateStorageMaxElements = 100
         /// Most items one personal eventing node keeps (XEP-0163): the
         /// largest `pubsub#max_items` a user may ask for, and what `max`
-        /// means; a new node keeps one unless asked. Each item travels in
-        /// one stanza, so `maxStanzaSize` bounds its size. Key
-        /// `pep_max_items`, default 100, from 1 to 10000.
-        public var pepMaxItems = 100
+        /// means; a new node keeps one unless asked. Asking for more is
+        /// refused: `conflict` + `<precondition-not-met/>` in
+        /// publish-options, `not-acceptable` in a configuration form.
+        /// Bookmarks (XEP-0402) keep one item per room, and clients ask
+        /// for 255 or `max`. `pepMaxItemSize` bounds each item's size. Key
+        /// `pep_max_items`, default 256, from 1 to 10000.
+        public var pepMaxItems = 256
         /// Most personal eventing nodes one user may have (XEP-0163; OMEMO
         /// takes one per device, plus bookmarks, avatars, nickname and the
         /// like); creating one more gets `policy-violation` with
@@ -241,6 +244,13 @@ public struct ServerConfig: Sendable, Equatable {
         /// `pep_max_item_size`, default 256KiB (avatars are published resized),
         /// from 1KiB to 64MiB.
         public var pepMaxItemSize = 256 << 10
+        /// Most explicit subscriptions (XEP-0060 §6.1) one personal eventing
+        /// node keeps, besides the contacts who get its events through
+        /// presence; one more gets `policy-violation` (XEP-0060 §6.1.3.7's
+        /// `too-many-subscriptions` is per subscriber, this per node). Each
+        /// publication goes to every subscriber. Key `pep_max_subscribers`,
+        /// default 1000, from 1 to 100000.
+        public var pepMaxSubscribers = 1000
         /// Most items in one user's roster (RFC 6121 §2); adding one beyond
         /// it gets `policy-violation`. The roster is read on every broadcast
         /// presence. Key `roster_max_items`, default 2000, from 1 to 100000.

@@ -136,11 +136,10 @@ public struct BookmarksConversion: ServerFeature {
     ) {
         guard let owner = session.jid?.bare else { return }
         let hooks = session.server.hooks
-        // whitelist, max: the node must be private (access model
-        // `whitelist`) with `max_items` `max` and `send_last_published_item`
-        // `never`; PEP's configuration cannot say so yet.
+        // XEP-0402 §5: private, as many items as allowed, no last item sent.
         let configuration = PEPNodeConfiguration(
-            accessModel: .presence, maxItems: session.server.config.limits.pepMaxItems, persistItems: true)
+            accessModel: .whitelist, maxItems: session.server.config.limits.pepMaxItems, persistItems: true,
+            lastItemDelivery: .never)
         let current = Dictionary(stored.bookmarks.map { ($0.id, $0.payload) }) { newest, _ in newest }
         var changed = false
         for (id, payload) in wanted where current[id].map(normalized) != payload {
@@ -161,8 +160,8 @@ public struct BookmarksConversion: ServerFeature {
     /// `storage:bookmarks` (XEP-0048 §3).
     private static func publishLegacyNode(_ storage: Element, by session: ClientSession) {
         guard let owner = session.jid?.bare else { return }
-        // whitelist: XEP-0048 §3 wants the node private as well.
-        let configuration = PEPNodeConfiguration(accessModel: .presence, maxItems: 1, persistItems: true)
+        // XEP-0048 §3 wants the node private as well.
+        let configuration = PEPNodeConfiguration(accessModel: .whitelist, maxItems: 1, persistItems: true)
         let item = Element("item", namespace: NS.pubsub, attributes: ["id": "current"], children: [.element(storage)])
         session.server.hooks.fire(
             PEPPublishRequest(owner: owner, node: NS.bookmarksLegacy, item: item, configuration: configuration, session: session))

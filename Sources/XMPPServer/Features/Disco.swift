@@ -9,7 +9,7 @@ import XMPPCore
 /// account, it is `service-unavailable` (RFC 6121 §8.5.1: the server does
 /// not tell a stranger which accounts exist). The domain's items are the
 /// services features host at domains of their own (`Hooks.advertiseItem`,
-/// such as HTTP upload); an account has none.
+/// such as HTTP upload); an account's items are its PEP nodes (`PEP`).
 public struct Disco: ServerFeature {
     public init() {}
 
@@ -37,9 +37,6 @@ public struct Disco: ServerFeature {
                 query.append(element)
             }
             return .result(query)
-        }
-        hooks.onIQ(.get, NS.discoItems, "query", to: [.account]) { request in
-            .result(try DiscoAnswer.query(request))
         }
     }
 

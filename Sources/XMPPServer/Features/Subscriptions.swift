@@ -312,6 +312,7 @@ public struct Subscriptions: ServerFeature {
                 }
             case .presence(let from, let to, let type):
                 server.sendCurrentPresence(of: from, to: to, type: type)
+                if type == .available { server.hooks.fire(PresenceSubscriptionApproved(user: from, contact: to, server: server)) }
             case .notify(let from, let user, let stanza):
                 server.deliverPresence(stanza, from: from, to: user)
             }

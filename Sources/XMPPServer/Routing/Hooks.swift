@@ -276,7 +276,8 @@ public final class Hooks: @unchecked Sendable {
     }
 
     /// Runs `handler` on each result or error IQ a bound session sends to
-    /// the server's domain: the answers to requests the server sent. A
+    /// the server's domain or to a bare JID of it: the answers to requests
+    /// the server sent, as itself or as an account's service. A
     /// handler returns true when the answer was its own; the others are
     /// dropped (RFC 6120 §8.2.3: no answer to an answer).
     public func onIQResponse(_ handler: @escaping @Sendable (IQ, ClientSession) -> Bool) {

@@ -116,7 +116,9 @@ public final class Router: Sendable {
             return target.deliver(iq.element)
         }
         if iq.type == .result || iq.type == .error {
-            if let recipient, recipient.localpart == nil { session.server.hooks.iqResponse(iq, from: session) }
+            // Answers to the server's requests, which come from the domain
+            // or from an account's bare JID (PEP's capabilities queries).
+            if recipient?.isBare ?? true { session.server.hooks.iqResponse(iq, from: session) }
             return
         }
         let (target, address): (IQTarget, JID) =

@@ -15,6 +15,7 @@ import XMPPStorage
 /// | `BlocklistChanged`  | Blocking           | PresenceBroadcast (presence effects)                |
 /// | `AccountDeleted`    | account deletion   | Subscriptions (contacts' rosters), HTTPUpload (files) |
 /// | `VCardStored`       | VCardTemp          | AvatarConversion (XEP-0398)                         |
+/// | `PresenceSubscriptionApproved` | Subscriptions | PEP (last items to the new subscriber) |
 public protocol ServerEvent {}
 
 /// A resource's initial presence has been broadcast (RFC 6121 §4.2) and

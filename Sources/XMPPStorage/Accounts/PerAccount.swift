@@ -36,6 +36,12 @@ struct PerAccount<Value> {
     mutating func removeAll(of username: String) {
         values[Array(username.utf8)] = nil
     }
+
+    /// Changes every account's value with `change`: for what one account
+    /// keeps about others (subscriptions that go with the subscriber).
+    mutating func updateEach(_ change: (inout Value) -> Void) {
+        for key in values.keys { change(&values[key]!) }
+    }
 }
 
 /// A store of one value per account in memory: the in-memory twin of the

@@ -1,11 +1,13 @@
 /// A `PEPStore` in dictionaries, for tests and for servers that need
 /// nothing to survive a restart. `Stores(accounts:)` deletes an account's
-/// nodes with it.
+/// nodes, and its subscriptions to others' nodes, with it.
 public final class InMemoryPEPStore: PEPStore, AccountScopedStore {
     private struct Node {
         var configuration: PEPNodeConfiguration
         /// Oldest first.
         var items: [PEPItem] = []
+        /// In the order they subscribed.
+        var subscribers: [PEPSubscriber] = []
 
         /// Keeps the newest `maxItems` items, or none without `persistItems`.
         mutating func trim() {
@@ -16,10 +18,12 @@ public final class InMemoryPEPStore: PEPStore, AccountScopedStore {
 
     /// Nodes by the UTF-8 bytes of their names, as SQLite compares text.
     private var nodes: PerAccount<[[UInt8]: Node]>
+    private let accounts: any AccountStore
 
     /// Creates an empty store for the users of `accounts`.
     public init(accounts: any AccountStore) {
         nodes = PerAccount(accounts: accounts)
+        self.accounts = accounts
     }
 
     public func configuration(of node: String, owner username: String) -> PEPNodeConfiguration? {
@@ -70,6 +74,43 @@ public final class InMemoryPEPStore: PEPStore, AccountScopedStore {
         } ?? false
     }
 
+    public func purge(_ node: String, of username: String) throws -> Bool {
+        try update(node, of: username) { $0.items.removeAll() } != nil
+    }
+
+    public func nodes(of username: String) -> [PEPNode] {
+        (nodes[username] ?? [:]).sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { name, node in
+            PEPNode(name: String(decoding: name, as: UTF8.self), configuration: node.configuration)
+        }
+    }
+
+    public func subscribe(_ subscriber: PEPSubscriber, to node: String, of username: String) throws -> Bool {
+        guard try accounts.accountExists(subscriber.username) else {
+            throw UnknownAccountError(username: subscriber.username)
+        }
+        return try update(node, of: username) { entry -> Void in
+            if !entry.subscribers.contains(where: { Self.same($0, subscriber) }) { entry.subscribers.append(subscriber) }
+        } != nil
+    }
+
+    public func unsubscribe(_ subscriber: PEPSubscriber, from node: String, of username: String) throws -> Bool {
+        try update(node, of: username) { entry in
+            guard let index = entry.subscribers.firstIndex(where: { Self.same($0, subscriber) }) else { return false }
+            entry.subscribers.remove(at: index)
+            return true
+        } ?? false
+    }
+
+    /// Whether two subscribers are the same, byte for byte.
+    private static func same(_ one: PEPSubscriber, _ other: PEPSubscriber) -> Bool {
+        one.username.utf8.elementsEqual(other.username.utf8)
+            && (one.resource.map { Array($0.utf8) } == other.resource.map { Array($0.utf8) })
+    }
+
+    public func subscribers(of node: String, owner username: String) -> [PEPSubscriber] {
+        nodes[username]?[Array(node.utf8)]?.subscribers ?? []
+    }
+
     public func lastItems(of username: String) -> [PEPLastItem] {
         (nodes[username] ?? [:]).sorted { $0.key.lexicographicallyPrecedes($1.key) }.compactMap { name, node in
             node.items.last.map {
@@ -80,6 +121,9 @@ public final class InMemoryPEPStore: PEPStore, AccountScopedStore {
 
     func removeAll(of username: String) {
         nodes.removeAll(of: username)
+        nodes.updateEach { owned in
+            for name in owned.keys { owned[name]?.subscribers.removeAll { $0.username.utf8.elementsEqual(username.utf8) } }
+        }
     }
 
     /// Runs `change` on the node `node` of `username` and keeps the result;

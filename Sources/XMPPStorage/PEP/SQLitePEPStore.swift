@@ -1,7 +1,8 @@
 import SQLiteKit
 
-/// A `PEPStore` in the tables `pep_nodes` and `pep_items` (migration
-/// `0010-pep`): a row per node, unique by `(account_id, name)`, and a row
+/// A `PEPStore` in the tables `pep_nodes`, `pep_items` and
+/// `pep_subscriptions` (migrations `0010-pep`, `0013-pep-configuration`,
+/// `0014-pep-subscriptions`): a row per node, unique by `(account_id, name)`, and a row
 /// per item whose rowid `sequence` orders the items of a node by
 /// publication, newest last.
 public final class SQLitePEPStore: PEPStore {
@@ -24,11 +25,16 @@ public final class SQLitePEPStore: PEPStore {
             }
             try database.run(
                 """
-                INSERT INTO pep_nodes (account_id, name, access_model, max_items, persist_items) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO pep_nodes (account_id, name, \(Self.columns())) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (account_id, name) DO UPDATE SET access_model = excluded.access_model,
-                    max_items = excluded.max_items, persist_items = excluded.persist_items
+                    max_items = excluded.max_items, persist_items = excluded.persist_items,
+                    send_last_published_item = excluded.send_last_published_item,
+                    notify_retract = excluded.notify_retract, deliver_payloads = excluded.deliver_payloads,
+                    itemreply = excluded.itemreply, title = excluded.title
                 """, accountID, node, configuration.accessModel.rawValue, configuration.maxItems,
-                configuration.persistItems ? 1 : 0)
+                configuration.persistItems ? 1 : 0, configuration.lastItemDelivery.rawValue,
+                configuration.notifyRetract ? 1 : 0, configuration.deliverPayloads ? 1 : 0,
+                configuration.itemReply.rawValue, configuration.title)
             if let stored = try self.node(node, of: username) { try trim(stored) }
         }
     }
@@ -46,8 +52,8 @@ public final class SQLitePEPStore: PEPStore {
             try database.run("DELETE FROM pep_items WHERE node_id = ? AND item_id = ?", stored.id, item.id)
             if stored.configuration.persistItems {
                 try database.run(
-                    "INSERT INTO pep_items (node_id, item_id, payload) VALUES (?, ?, ?)", stored.id, item.id,
-                    item.payload)
+                    "INSERT INTO pep_items (node_id, item_id, payload, published) VALUES (?, ?, ?, ?)", stored.id,
+                    item.id, item.payload, item.published)
                 try trim(stored)
             }
             return true
@@ -58,7 +64,7 @@ public final class SQLitePEPStore: PEPStore {
         // One statement for any number of ids: they arrive as a JSON array,
         // or NULL for all. A negative LIMIT is none.
         let sql = """
-            SELECT i.item_id, i.payload FROM pep_items AS i
+            SELECT i.item_id, i.payload, i.published FROM pep_items AS i
             JOIN pep_nodes AS n ON n.id = i.node_id JOIN accounts AS a ON a.id = n.account_id
             WHERE a.username = ? AND n.name = ?
                 AND (?3 IS NULL OR i.item_id IN (SELECT value FROM json_each(?3)))
@@ -68,7 +74,10 @@ public final class SQLitePEPStore: PEPStore {
             try statement.bind(username, node, try ids.map(JSONText.array), limit ?? -1)
             var items: [PEPItem] = []
             while try statement.step() {
-                items.append(PEPItem(id: statement.string(at: 0) ?? "", payload: statement.string(at: 1) ?? ""))
+                items.append(
+                    PEPItem(
+                        id: statement.string(at: 0) ?? "", payload: statement.string(at: 1) ?? "",
+                        published: statement.int(at: 2)))
             }
             return items
         }
@@ -83,6 +92,70 @@ public final class SQLitePEPStore: PEPStore {
             """, id, username, node) > 0
     }
 
+    public func purge(_ node: String, of username: String) throws -> Bool {
+        try database.transaction {
+            guard let stored = try self.node(node, of: username) else { return false }
+            try database.run("DELETE FROM pep_items WHERE node_id = ?", stored.id)
+            return true
+        }
+    }
+
+    public func nodes(of username: String) throws -> [PEPNode] {
+        let sql = """
+            SELECT n.name, \(Self.columns("n.")) FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id
+            WHERE a.username = ? ORDER BY n.name
+            """
+        return try database.withCachedStatement(sql) { statement in
+            try statement.bind(username)
+            var nodes: [PEPNode] = []
+            while try statement.step() {
+                nodes.append(PEPNode(name: statement.string(at: 0) ?? "", configuration: Self.configuration(statement, from: 1)))
+            }
+            return nodes
+        }
+    }
+
+    public func subscribe(_ subscriber: PEPSubscriber, to node: String, of username: String) throws -> Bool {
+        try database.transaction {
+            guard let subscriberID = try database.accountID(of: subscriber.username) else {
+                throw UnknownAccountError(username: subscriber.username)
+            }
+            guard let stored = try self.node(node, of: username) else { return false }
+            try database.run(
+                "INSERT OR IGNORE INTO pep_subscriptions (node_id, subscriber_id, resource) VALUES (?, ?, ?)", stored.id,
+                subscriberID, subscriber.resource ?? "")
+            return true
+        }
+    }
+
+    public func unsubscribe(_ subscriber: PEPSubscriber, from node: String, of username: String) throws -> Bool {
+        try database.run(
+            """
+            DELETE FROM pep_subscriptions
+            WHERE subscriber_id = (SELECT id FROM accounts WHERE username = ?) AND resource = ? AND node_id = (
+                SELECT n.id FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id
+                WHERE a.username = ? AND n.name = ?)
+            """, subscriber.username, subscriber.resource ?? "", username, node) > 0
+    }
+
+    public func subscribers(of node: String, owner username: String) throws -> [PEPSubscriber] {
+        let sql = """
+            SELECT sa.username, s.resource FROM pep_subscriptions AS s JOIN accounts AS sa ON sa.id = s.subscriber_id
+            JOIN pep_nodes AS n ON n.id = s.node_id JOIN accounts AS a ON a.id = n.account_id
+            WHERE a.username = ? AND n.name = ? ORDER BY s.sequence
+            """
+        return try database.withCachedStatement(sql) { statement in
+            try statement.bind(username, node)
+            var subscribers: [PEPSubscriber] = []
+            while try statement.step() {
+                let resource = statement.string(at: 1) ?? ""
+                subscribers.append(
+                    PEPSubscriber(username: statement.string(at: 0) ?? "", resource: resource.isEmpty ? nil : resource))
+            }
+            return subscribers
+        }
+    }
+
     public func nodeCount(of username: String) throws -> Int {
         let sql = "SELECT count(*) FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id WHERE a.username = ?"
         return try database.withCachedStatement(sql) { statement in
@@ -94,7 +167,7 @@ public final class SQLitePEPStore: PEPStore {
 
     public func lastItems(of username: String) throws -> [PEPLastItem] {
         let sql = """
-            SELECT n.name, n.access_model, n.max_items, n.persist_items, i.item_id, i.payload
+            SELECT n.name, \(Self.columns("n.")), i.item_id, i.payload, i.published
             FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id
             JOIN pep_items AS i ON i.sequence = (SELECT max(sequence) FROM pep_items WHERE node_id = n.id)
             WHERE a.username = ? ORDER BY n.name
@@ -106,7 +179,10 @@ public final class SQLitePEPStore: PEPStore {
                 items.append(
                     PEPLastItem(
                         node: statement.string(at: 0) ?? "", configuration: Self.configuration(statement, from: 1),
-                        item: PEPItem(id: statement.string(at: 4) ?? "", payload: statement.string(at: 5) ?? "")))
+                        item: PEPItem(
+                            id: statement.string(at: Self.columnCount + 1) ?? "",
+                            payload: statement.string(at: Self.columnCount + 2) ?? "",
+                            published: statement.int(at: Self.columnCount + 3))))
             }
             return items
         }
@@ -115,7 +191,7 @@ public final class SQLitePEPStore: PEPStore {
     /// The row id and configuration of a node.
     private func node(_ name: String, of username: String) throws -> (id: Int64, configuration: PEPNodeConfiguration)? {
         let sql = """
-            SELECT n.id, n.access_model, n.max_items, n.persist_items
+            SELECT n.id, \(Self.columns("n."))
             FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id
             WHERE a.username = ? AND n.name = ?
             """
@@ -126,12 +202,33 @@ public final class SQLitePEPStore: PEPStore {
         }
     }
 
-    /// The configuration in the columns `access_model`, `max_items`,
-    /// `persist_items` from `column` on; the table's checks keep them valid.
+    /// The configuration's columns, in the order `configuration(_:from:)`
+    /// reads them.
+    private static let columnNames = [
+        "access_model", "max_items", "persist_items", "send_last_published_item", "notify_retract",
+        "deliver_payloads", "itemreply", "title",
+    ]
+
+    /// `columnNames`, each after `prefix`, for a SELECT or INSERT.
+    private static func columns(_ prefix: String = "") -> String {
+        columnNames.map { prefix + $0 }.joined(separator: ", ")
+    }
+
+    /// How many columns `columns(_:)` names.
+    private static var columnCount: Int { columnNames.count }
+
+    /// The configuration in the columns of `columns(_:)` from `column` on;
+    /// the table's checks keep them valid.
     private static func configuration(_ statement: Statement, from column: Int) -> PEPNodeConfiguration {
-        PEPNodeConfiguration(
-            accessModel: PEPNodeConfiguration.AccessModel(rawValue: statement.string(at: column) ?? "") ?? .presence,
-            maxItems: max(1, statement.int(at: column + 1)), persistItems: statement.int(at: column + 2) != 0)
+        typealias Configuration = PEPNodeConfiguration
+        return Configuration(
+            accessModel: Configuration.AccessModel(rawValue: statement.string(at: column) ?? "") ?? .presence,
+            maxItems: max(1, statement.int(at: column + 1)), persistItems: statement.int(at: column + 2) != 0,
+            lastItemDelivery: Configuration.LastItemDelivery(rawValue: statement.string(at: column + 3) ?? "")
+                ?? .onSubscriptionAndPresence,
+            notifyRetract: statement.int(at: column + 4) != 0, deliverPayloads: statement.int(at: column + 5) != 0,
+            itemReply: Configuration.ItemReply(rawValue: statement.string(at: column + 6) ?? "") ?? .none,
+            title: statement.string(at: column + 7) ?? "")
     }
 
     /// Drops the oldest items of a node beyond its `maxItems`, or all

@@ -50,6 +50,11 @@ extension TestClient {
     /// Publishes `payload` to `node`, with an item id and publish-options
     /// fields if given, and returns the reply.
     func publish(_ payload: String, to node: String, id: String? = nil, options: [String: String] = [:]) -> Element? {
+        request(Self.publishing(payload, to: node, id: id, options: options), id: "pub")
+    }
+
+    /// The publish request of `publish(_:to:id:options:)`, id `pub`.
+    static func publishing(_ payload: String, to node: String, id: String? = nil, options: [String: String] = [:]) -> String {
         let item = id.map { "<item id='\($0)'>" } ?? "<item>"
         var form = ""
         if !options.isEmpty {
@@ -58,9 +63,32 @@ extension TestClient {
                 + options.map { "<field var='\($0.key)'><value>\($0.value)</value></field>" }.joined()
                 + "</x></publish-options>"
         }
+        return "<iq type='set' id='pub'><pubsub xmlns='\(NS.pubsub)'><publish node='\(node)'>\(item)\(payload)</item></publish>\(form)</pubsub></iq>"
+    }
+
+    /// Submits a `pubsub#node_config` form with `fields` for the node
+    /// `node` of the client's account and returns the reply.
+    func configure(_ node: String, _ fields: [String: String], to owner: String? = nil) -> Element? {
+        let form = "<x xmlns='jabber:x:data' type='submit'>"
+            + "<field var='FORM_TYPE' type='hidden'><value>\(NS.pubsubNodeConfig)</value></field>"
+            + fields.sorted { $0.key < $1.key }.map { "<field var='\($0.key)'><value>\($0.value)</value></field>" }.joined()
+            + "</x>"
+        let to = owner.map { " to='\($0)'" } ?? ""
         return request(
-            "<iq type='set' id='pub'><pubsub xmlns='\(NS.pubsub)'><publish node='\(node)'>\(item)\(payload)</item></publish>\(form)</pubsub></iq>",
-            id: "pub")
+            "<iq type='set' id='conf'\(to)><pubsub xmlns='\(NS.pubsubOwner)'><configure node='\(node)'>\(form)</configure></pubsub></iq>",
+            id: "conf")
+    }
+
+    /// The `pubsub#node_config` form of the node `node` of the client's
+    /// account, by field name (the first value of each).
+    func configuration(of node: String) -> [String: String]? {
+        let reply = request(
+            "<iq type='get' id='confget'><pubsub xmlns='\(NS.pubsubOwner)'><configure node='\(node)'/></pubsub></iq>",
+            id: "confget")
+        guard let form = reply?.child("pubsub", namespace: NS.pubsubOwner)?.child("configure", namespace: NS.pubsubOwner)?
+            .child("x", namespace: NS.dataForms).flatMap(DataForm.init)
+        else { return nil }
+        return Dictionary(form.fields.compactMap { field in field.name.map { ($0, field.values.first ?? "") } }) { first, _ in first }
     }
 
     /// Asks `owner`'s PEP service for the items of `node`.

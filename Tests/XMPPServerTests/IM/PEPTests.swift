@@ -37,10 +37,14 @@ import XMPPTestSupport
             let identities = answer.elements.filter { $0.name == "identity" }.map { "\($0[attribute: "category"]!)/\($0[attribute: "type"]!)" }
             #expect(identities == ["account/registered", "pubsub/pep"])
             let features = Set(answer.elements.filter { $0.name == "feature" }.compactMap { $0[attribute: "var"] })
-            for feature in ["publish", "auto-create", "auto-subscribe", "filtered-notifications", "last-published", "publish-options", "retrieve-items", "access-presence", "item-ids", "retract-items"] {
+            for feature in [
+                "publish", "auto-create", "auto-subscribe", "filtered-notifications", "last-published", "publish-options",
+                "retrieve-items", "access-presence", "access-open", "access-whitelist", "item-ids", "retract-items",
+                "multi-items", "config-node", "purge-nodes", "subscribe",
+            ] {
                 #expect(features.contains("\(NS.pubsub)#\(feature)"), "\(feature) to \(id)")
             }
-            #expect(!features.contains("\(NS.pubsub)#subscribe"), "subscriptions are not supported")
+            #expect(!features.contains("\(NS.pubsub)#retrieve-subscriptions"), "not supported")
         }
         let stranger = mercutio.request("<iq type='get' id='s' to='romeo@localhost'>\(query)</iq>", id: "s")
         #expect(stranger?.errorCondition == "service-unavailable")
@@ -106,9 +110,9 @@ import XMPPTestSupport
         #expect(romeo.publish(Self.song, to: Self.tune, id: "2", options: ["pubsub#max_items": "5", "pubsub#deliver_payloads": "1"])?[attribute: "type"] == "result", "met preconditions")
         let tooMany = try #require(romeo.publish(Self.song, to: "other", options: ["pubsub#max_items": "6"]))
         #expect(tooMany.pubsubCondition == "precondition-not-met")
-        let whitelist = try #require(romeo.publish(Self.song, to: "other", options: ["pubsub#access_model": "whitelist"]))
-        #expect(whitelist.errorCondition == "not-acceptable")
-        #expect(whitelist.unsupportedFeature == "access-whitelist")
+        let authorize = try #require(romeo.publish(Self.song, to: "other", options: ["pubsub#access_model": "authorize"]))
+        #expect(authorize.errorCondition == "not-acceptable")
+        #expect(authorize.unsupportedFeature == "access-authorize")
         let unknown = try #require(romeo.publish(Self.song, to: "other", options: ["pubsub#notification_type": "normal"]))
         #expect(unknown.pubsubCondition == "precondition-not-met")
         #expect(romeo.items(of: "other", at: "romeo@localhost")?.errorCondition == "item-not-found", "no node was created")
@@ -132,10 +136,13 @@ import XMPPTestSupport
         #expect(foreign?.errorCondition == "forbidden")
         #expect(juliet.items(of: "n", at: "juliet@localhost")?.errorCondition == "item-not-found", "nothing was published")
         let cases: [(String, String, String?, String?)] = [
-            ("<iq type='set' id='x' to='juliet@localhost'><pubsub xmlns='\(NS.pubsub)'><subscribe node='n' jid='romeo@localhost'/></pubsub></iq>", "feature-not-implemented", nil, "subscribe"),
+            ("<iq type='set' id='x' to='juliet@localhost'><pubsub xmlns='\(NS.pubsub)'><subscribe node='n' jid='romeo@localhost'/></pubsub></iq>", "item-not-found", nil, nil),
+            ("<iq type='set' id='x' to='juliet@localhost'><pubsub xmlns='\(NS.pubsub)'><options node='n' jid='romeo@localhost'/></pubsub></iq>", "feature-not-implemented", nil, "subscription-options"),
             ("<iq type='get' id='x'><pubsub xmlns='\(NS.pubsub)'><subscriptions/></pubsub></iq>", "feature-not-implemented", nil, "retrieve-subscriptions"),
-            ("<iq type='set' id='x'><pubsub xmlns='\(NS.pubsubOwner)'><configure node='n'/></pubsub></iq>", "feature-not-implemented", nil, "config-node"),
-            ("<iq type='set' id='x'><pubsub xmlns='\(NS.pubsubOwner)'><purge node='n'/></pubsub></iq>", "feature-not-implemented", nil, "purge-nodes"),
+            ("<iq type='get' id='x'><pubsub xmlns='\(NS.pubsubOwner)'><affiliations node='n'/></pubsub></iq>", "feature-not-implemented", nil, "modify-affiliations"),
+            ("<iq type='get' id='x'><pubsub xmlns='\(NS.pubsubOwner)'><configure node='n'/></pubsub></iq>", "item-not-found", nil, nil),
+            ("<iq type='set' id='x'><pubsub xmlns='\(NS.pubsubOwner)'><purge node='n'/></pubsub></iq>", "item-not-found", nil, nil),
+            ("<iq type='get' id='x' to='juliet@localhost'><pubsub xmlns='\(NS.pubsubOwner)'><configure node='n'/></pubsub></iq>", "forbidden", nil, nil),
             ("<iq type='set' id='x' to='juliet@localhost'><pubsub xmlns='\(NS.pubsubOwner)'><delete node='n'/></pubsub></iq>", "forbidden", nil, nil),
             ("<iq type='get' id='x'><pubsub xmlns='\(NS.pubsub)'><items/></pubsub></iq>", "bad-request", "nodeid-required", nil),
             ("<iq type='set' id='x'><pubsub xmlns='\(NS.pubsub)'><publish node='n'><item/></publish></pubsub></iq>", "bad-request", "payload-required", nil),
@@ -158,9 +165,12 @@ import XMPPTestSupport
         #expect(romeo.items(of: Self.tune, at: "romeo@localhost")?.pubsubItemIDs == [])
         #expect(romeo.request(create, id: "c")?.errorCondition == "conflict")
         let configured = romeo.request(
-            "<iq type='set' id='cc'><pubsub xmlns='\(NS.pubsub)'><create node='other'/><configure><x xmlns='jabber:x:data' type='submit'/></configure></pubsub></iq>",
+            "<iq type='set' id='cc'><pubsub xmlns='\(NS.pubsub)'><create node='other'/><configure><x xmlns='jabber:x:data' type='submit'>"
+                + "<field var='FORM_TYPE' type='hidden'><value>\(NS.pubsubNodeConfig)</value></field>"
+                + "<field var='pubsub#access_model'><value>open</value></field></x></configure></pubsub></iq>",
             id: "cc")
-        #expect(configured?.unsupportedFeature == "create-and-configure")
+        #expect(configured?[attribute: "type"] == "result", "created and configured at once")
+        #expect(romeo.publish(Self.song, to: "other", options: ["pubsub#access_model": "open"])?[attribute: "type"] == "result")
     }
 
     @Test func aResourceWithNegativePriorityGetsNoNotifications() throws {
@@ -205,7 +215,12 @@ import XMPPTestSupport
         _ = romeo.publish(Self.song, to: Self.tune, id: "u")
         _ = juliet.receive()
         _ = romeo.request("<iq type='set' id='r'><pubsub xmlns='\(NS.pubsub)'><retract node='\(Self.tune)'><item id='t'/></retract></pubsub></iq>", id: "r")
-        #expect(Self.notifications(juliet.receiveElements()).isEmpty, "no notify attribute")
+        #expect(Self.notifications(juliet.receiveElements()).count == 1, "pubsub#notify_retract is on by default")
+        #expect(romeo.configure(Self.tune, ["pubsub#notify_retract": "0"])?[attribute: "type"] == "result")
+        _ = romeo.publish(Self.song, to: Self.tune, id: "t")
+        _ = juliet.receiveElements()
+        _ = romeo.request("<iq type='set' id='r'><pubsub xmlns='\(NS.pubsub)'><retract node='\(Self.tune)'><item id='t'/></retract></pubsub></iq>", id: "r")
+        #expect(Self.notifications(juliet.receiveElements()).isEmpty, "neither the node nor the request asks")
         _ = romeo.request("<iq type='set' id='r'><pubsub xmlns='\(NS.pubsub)'><retract node='\(Self.tune)' notify='true'><item id='u'/></retract></pubsub></iq>", id: "r")
         let retracted = try #require(Self.notifications(juliet.receiveElements()).first)
         #expect(retracted.child("event", namespace: NS.pubsubEvent)?.child("items", namespace: NS.pubsubEvent)?.child("retract", namespace: NS.pubsubEvent)?[attribute: "id"] == "u")
@@ -267,12 +282,13 @@ import XMPPTestSupport
         juliet.send("<presence>\(caps.element)</presence>")
         let query = try #require(juliet.receiveElements().first { $0.name == "iq" })
         let id = try #require(query[attribute: "id"])
-        #expect(query[attribute: "from"] == "localhost")
+        #expect(query[attribute: "from"] == "juliet@localhost", "the account's PEP service asks")
+        #expect(id == "disco")
         #expect(query.child("query", namespace: NS.discoInfo)?[attribute: "node"] == "\(TestCaps.node)#\(caps.ver)")
         // Another resource answers in juliet's place.
         let window = server.connect()
         try window.login("juliet", "pw", resource: "window")
-        window.send("<iq type='result' to='localhost' id='\(id)'>\(caps.info)</iq>")
+        window.send("<iq type='result' to='juliet@localhost' id='\(id)'>\(caps.info)</iq>")
         _ = romeo.publish(Self.song, to: Self.tune, id: "t")
         #expect(Self.notifications(juliet.receiveElements()).isEmpty)
     }

@@ -232,7 +232,7 @@ import XMPPTestSupport
     // MARK: - End to end, once PEP handles the requests and fires its events
 
     /// Needs PEP to carry out `PEPPublishRequest`.
-    @Test(.disabled("needs PEP to handle PEPPublishRequest"))
+    @Test
     func aVCardPhotoIsReadableAsAPEPAvatar() throws {
         let (_, romeo, juliet) = try romeoAndJulietAsContacts()
         Self.setVCard(Self.vCardWithPhoto, by: romeo)
@@ -244,7 +244,7 @@ import XMPPTestSupport
     }
 
     /// Needs PEP to fire `PEPItemPublished` for an owner's publish.
-    @Test(.disabled("needs PEP to fire PEPItemPublished"))
+    @Test
     func aPEPAvatarIsReadableAsAVCardPhoto() throws {
         let (_, romeo, juliet) = try romeoAndJulietAsContacts()
         _ = romeo.publish("<data xmlns='urn:xmpp:avatar:data'>\(Self.png)</data>", to: NS.avatarData, id: Self.pngHash)

@@ -40,10 +40,11 @@ struct ScansionTests {
         // exist); the error, and telling deleted accounts from never-created
         // ones, are that module's own.
         "tombstones": "Prosody's mod_tombstones (presence error 'gone' for a deleted account)",
-        // Still to do in this issue.
-        "bookmarks2": "todo", "pep_itemreply": "todo",
-        "pep_nickname": "todo", "pep_publish_subscribe": "todo", "pubsub_config": "todo",
-        "pubsub_preconditions": "todo",
+        // Prosody-specific: the PEP part of these passes.
+        "pep_itemreply": "Prosody's roster versions ('1' when empty); expects a presence that arrived before other actions",
+        "pep_publish_subscribe": "Prosody's roster versions ('1' when empty); expects stanzas that arrived before other actions",
+        "pubsub_config": "Prosody's node_config form: its labels, and its access models authorize and roster",
+        "pubsub_preconditions": "Prosody's node_config form (labels, authorize and roster) and its error text",
     ]
 
     /// The settings a script assumes beyond the defaults, as config file

@@ -4,7 +4,12 @@ import XMPPCore
 /// What PEP knows of each available resource's XEP-0115 capabilities: the
 /// nodes it wants notifications of (its `NODE+notify` features, XEP-0163
 /// §4.2), learnt from its presence, from a cache of verified `ver`s, or by
-/// asking the resource itself (XEP-0115 §6.3).
+/// asking the resource itself (XEP-0115 §6.3). A resource has at most one
+/// query pending, for its latest capabilities, which the PEP services
+/// that get its presence (its own account's, and those of the contacts
+/// who follow the user) each send from their bare JID, as Prosody's do;
+/// an answer is recognised by its sender, the service it answers and its
+/// `node`. The first answer tells the interests.
 ///
 /// Shared by every loop, so guarded by a mutex that is never held across
 /// I/O. The cache of verified `ver`s is bounded (the oldest entry goes
@@ -25,14 +30,31 @@ final class EntityCapsTracker: Sendable {
         case unchanged
         /// The interests are known now.
         case changed(Change)
-        /// The `ver` is unknown: send the resource a disco#info query with
-        /// this id, for `caps.discoNode`.
-        case query(id: String, caps: EntityCapabilities)
+        /// The `ver` is unknown: send the resource a disco#info query for
+        /// `caps.discoNode`.
+        case query(EntityCapabilities)
+    }
+
+    /// What a service learns from a resource's answer to its query.
+    struct Answer: Equatable {
+        /// The change of interests, for the first answer.
+        var change: Change?
+        /// The resource's interests now.
+        var interests: Set<String>
     }
 
     private struct Resource {
         var caps: EntityCapabilities?
         var interests: Set<String>
+    }
+
+    /// A query pending for a resource's latest capabilities.
+    private struct Query {
+        var caps: EntityCapabilities
+        /// The services (bare JIDs) that asked and await the answer.
+        var services: Set<JID>
+        /// Whether an answer told the interests already.
+        var answered = false
     }
 
     private struct State {
@@ -41,8 +63,8 @@ final class EntityCapsTracker: Sendable {
         /// The keys of `verified`, oldest first.
         var verifiedOrder: [String] = []
         var resources: [JID: Resource] = [:]
-        /// The disco#info queries awaiting an answer, by IQ id.
-        var queries: [String: (jid: JID, caps: EntityCapabilities)] = [:]
+        /// The query pending for each resource.
+        var queries: [JID: Query] = [:]
     }
 
     private let state = Mutex(State())
@@ -62,12 +84,12 @@ final class EntityCapsTracker: Sendable {
     }
 
     /// Records the capabilities in an available presence of `jid` (nil:
-    /// none, so no interests).
+    /// none, so no interests); a query it calls for is its own account's.
     func presence(_ caps: EntityCapabilities?, of jid: JID) -> Update {
         state.withLock { state in
             let before = state.resources[jid]
             if let before, before.caps == caps { return .unchanged }
-            state.queries = state.queries.filter { $0.value.jid != jid }
+            state.queries[jid] = nil
             guard let caps else {
                 state.resources[jid] = Resource(caps: nil, interests: [])
                 return .changed(Change(before: before?.interests ?? [], after: []))
@@ -78,26 +100,48 @@ final class EntityCapsTracker: Sendable {
             }
             // Unknown: the interests stay as they were until the answer.
             state.resources[jid] = Resource(caps: caps, interests: before?.interests ?? [])
-            let id = "caps-" + Hex.encode(Crypto.randomBytes(count: 8))
-            state.queries[id] = (jid, caps)
-            return .query(id: id, caps: caps)
+            state.queries[jid] = Query(caps: caps, services: [jid.bare])
+            return .query(caps)
         }
     }
 
-    /// Takes the answer to the query `id` from `jid`: `info` is the
-    /// disco#info `<query/>` of a result, nil for an error. A result that
-    /// verifies (XEP-0115 §5.4) is cached by `ver`; any other serves this
-    /// resource only. Nil when the answer is not to a query of ours, or
-    /// comes from another JID.
-    func answer(id: String, from jid: JID, info: Element?) -> Change? {
+    /// Whether `service`, another account that gets the presence of `jid`,
+    /// is to ask it about `caps` too: yes while those capabilities are
+    /// still the resource's and unanswered; the service then awaits the
+    /// answer.
+    func ask(_ service: JID, about caps: EntityCapabilities, of jid: JID) -> Bool {
         state.withLock { state in
-            guard let query = state.queries[id], query.jid == jid else { return nil }
-            state.queries[id] = nil
-            let interests = info.map(Self.interests) ?? []
-            if let info, query.caps.isVerified(by: info) { Self.cache(interests, for: query.caps.ver, in: &state, capacity: capacity) }
-            guard let resource = state.resources[jid], resource.caps == query.caps else { return nil }
-            state.resources[jid]?.interests = interests
-            return Change(before: resource.interests, after: interests)
+            guard var query = state.queries[jid], query.caps == caps, !query.answered else { return false }
+            query.services.insert(service)
+            state.queries[jid] = query
+            return true
+        }
+    }
+
+    /// Takes `jid`'s answer to the pending query of `service`: `info` is
+    /// the disco#info `<query/>` of a result, nil for an error. The first
+    /// answer tells the interests; one that verifies (XEP-0115 §5.4) is
+    /// cached by `ver`, any other serves this resource only. Nil when
+    /// `service` asked `jid` nothing, or a result is about another `node`
+    /// than the one asked (a query that a newer presence replaced).
+    func answer(from jid: JID, to service: JID, info: Element?) -> Answer? {
+        state.withLock { state in
+            guard var query = state.queries[jid], query.services.contains(service) else { return nil }
+            if let node = info?[attribute: "node"], node != query.caps.discoNode { return nil }
+            query.services.remove(service)
+            var change: Change?
+            if !query.answered {
+                query.answered = true
+                let interests = info.map(Self.interests) ?? []
+                if let info, query.caps.isVerified(by: info) {
+                    Self.cache(interests, for: query.caps.ver, in: &state, capacity: capacity)
+                }
+                let before = state.resources[jid]?.interests ?? []
+                state.resources[jid]?.interests = interests
+                change = Change(before: before, after: interests)
+            }
+            state.queries[jid] = query.services.isEmpty ? nil : query
+            return Answer(change: change, interests: state.resources[jid]?.interests ?? [])
         }
     }
 
@@ -105,7 +149,7 @@ final class EntityCapsTracker: Sendable {
     func remove(_ jid: JID) {
         state.withLock { state in
             state.resources[jid] = nil
-            state.queries = state.queries.filter { $0.value.jid != jid }
+            state.queries[jid] = nil
         }
     }
 

@@ -19,15 +19,7 @@ extension PEP {
             limit = value
         }
         return .afterStorage({ [limit] stores in
-            // No such account, or it blocks the requester (XEP-0191 §3.3).
-            guard try stores.reaches(owner, from: requester) else { throw StanzaError(.serviceUnavailable) }
-            guard let configuration = try stores.pep.configuration(of: node, owner: owner) else {
-                throw StanzaError(.itemNotFound, text: "no such node")
-            }
-            // The access model keeps the requester out (XEP-0060 §6.5.9).
-            guard try Self.mayRetrieve(requester, from: owner, configuration, in: stores) else {
-                throw Self.error(.notAuthorized, "presence-subscription-required")
-            }
+            _ = try Self.readableNode(node, of: owner, by: requester, in: stores)
             return try stores.pep.items(of: node, owner: owner, ids: ids.isEmpty ? nil : ids, limit: limit)
         }) { found in
             var list = Element("items", namespace: NS.pubsub, attributes: ["node": node])
@@ -42,16 +34,56 @@ extension PEP {
         }
     }
 
+    /// XEP-0030 disco#items of an account (XEP-0060 §5.2): its nodes,
+    /// those the requester may retrieve; a node's title is its name.
+    func nodes(_ request: IQRequest) throws -> IQAnswer {
+        guard let owner = request.target.localpart, let requester = request.session.jid else {
+            throw StanzaError(.serviceUnavailable)
+        }
+        var query = try DiscoAnswer.query(request)
+        let account = request.target.bare.description
+        return .afterStorage({ stores in
+            guard try stores.reaches(owner, from: requester) else { throw StanzaError(.serviceUnavailable) }
+            let sharesPresence = try Self.sharesPresence(owner, with: requester, in: stores)
+            return try stores.pep.nodes(of: owner).filter {
+                Self.mayRetrieve(requester, from: owner, $0.configuration, sharesPresence: sharesPresence)
+            }
+        }) { nodes in
+            for node in nodes {
+                var item = Element("item", namespace: NS.discoItems, attributes: ["jid": account, "node": node.name])
+                if !node.configuration.title.isEmpty { item[attribute: "name"] = node.configuration.title }
+                query.append(item)
+            }
+            return .result(query)
+        }
+    }
+
     /// Whether `requester` may retrieve the items of a node of `owner`
     /// configured so (XEP-0060 §4.5): the owner always; with `presence`,
-    /// a contact `owner` shares presence with; with `open`, anyone.
+    /// a contact `owner` shares presence with; with `open`, anyone; with
+    /// `whitelist`, the owner only.
     static func mayRetrieve(
         _ requester: JID, from owner: String, _ configuration: PEPNodeConfiguration, in stores: Stores
     ) throws -> Bool {
+        let sharesPresence = try configuration.accessModel == .presence && sharesPresence(owner, with: requester, in: stores)
+        return mayRetrieve(requester, from: owner, configuration, sharesPresence: sharesPresence)
+    }
+
+    /// `mayRetrieve(_:from:_:in:)` once it is known whether `owner` shares
+    /// presence with `requester`.
+    static func mayRetrieve(
+        _ requester: JID, from owner: String, _ configuration: PEPNodeConfiguration, sharesPresence: Bool
+    ) -> Bool {
         guard requester.localpart != owner else { return true }
         switch configuration.accessModel {
         case .open: return true
-        case .presence: return try stores.roster.item(requester.bare.description, of: owner)?.state.sharesPresence ?? false
+        case .presence: return sharesPresence
+        case .whitelist: return false
         }
+    }
+
+    /// Whether `owner` shares presence with `requester` (`from` or `both`).
+    static func sharesPresence(_ owner: String, with requester: JID, in stores: Stores) throws -> Bool {
+        try stores.roster.item(requester.bare.description, of: owner)?.state.sharesPresence ?? false
     }
 }

@@ -1,17 +1,21 @@
+import Foundation
 import XMPPCore
 import XMPPStorage
 
 extension PEP {
     /// What a change to a node needs for its notifications: the node's
-    /// configuration and the owner's contacts who share presence.
+    /// configuration, the owner's contacts who may hear of it, and the
+    /// subscribers who still may.
     struct Audience: Sendable {
         var configuration: PEPNodeConfiguration
         var contacts: [String]
+        var subscribers: [JID] = []
     }
 
     /// XEP-0060 §7.1: publishes one item, creating the node with the
     /// defaults and the publish-options, or checking them against its
-    /// configuration (§7.1.5).
+    /// configuration (§7.1.5). The interested hear of it before the
+    /// publisher's result, as from Prosody.
     func publish(_ publish: Element, options: Element?, _ request: IQRequest) throws -> IQAnswer {
         let session = request.session
         let node = try Self.node(of: publish)
@@ -25,54 +29,101 @@ extension PEP {
                 .badRequest, item.elements.isEmpty ? "payload-required" : "invalid-payload",
                 text: "an item holds one payload element")
         }
-        let requested = try PublishOptions(options, maxItemsLimit: session.server.config.limits.pepMaxItems)
-        guard let serialized = StoredStanza.serialize(payload) else {
-            throw Self.error(.badRequest, "invalid-payload", text: "the payload cannot be stored")
-        }
         let limits = session.server.config.limits
-        guard serialized.utf8.count <= limits.pepMaxItemSize else {
-            throw Self.error(.notAcceptable, "payload-too-big", text: "items are at most \(limits.pepMaxItemSize) bytes")
-        }
-        let id = item[attribute: "id"].flatMap { $0.isEmpty ? nil : $0 } ?? Hex.encode(Crypto.randomBytes(count: 12))
-        return .afterStorage({ stores -> Audience in
-            try stores.inTransaction {
-                let configuration: PEPNodeConfiguration
-                if let existing = try stores.pep.configuration(of: node, owner: username) {
-                    guard requested.areMet(by: existing) else {
-                        throw Self.error(
-                            .conflict, "precondition-not-met", text: "the node's configuration differs from the publish-options")
-                    }
-                    configuration = existing
-                } else {
-                    try Self.checkRoomForANode(of: username, in: stores, limit: limits.pepMaxNodes)
-                    configuration = requested.applied(to: PEPNodeConfiguration())
-                    try stores.pep.setNode(node, of: username, configuration: configuration)
-                }
-                _ = try stores.pep.publish(PEPItem(id: id, payload: serialized), to: node, of: username)
-                return Audience(configuration: configuration, contacts: try Self.contacts(of: username, in: stores))
-            }
+        let requested = try ConfigurationFields(
+            options, formType: NS.pubsubPublishOptions, maxItemsLimit: limits.pepMaxItems)
+        let id = item[attribute: "id"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.newItemID()
+        let stored = try Self.storable(id: id, payload, limits: limits)
+        let domain = session.server.domain
+        return .afterStorage({ stores in
+            try Self.store(stored, in: node, of: username, creating: requested.applied(to: PEPNodeConfiguration()),
+                preconditions: requested, nodeLimit: limits.pepMaxNodes, domain: domain, stores: stores)
         }) { audience in
-            let published = Element(
+            let published = Element("item", namespace: NS.pubsub, attributes: ["id": id], children: [.element(payload)])
+            notifyPublished(published, node: node, of: owner, audience, server: session.server)
+            let answer = Element(
                 "publish", namespace: NS.pubsub, attributes: ["node": node],
                 children: [.element(Element("item", namespace: NS.pubsub, attributes: ["id": id]))])
-            return .result(Element("pubsub", namespace: NS.pubsub, children: [.element(published)])) {
-                var notified = Element("item", namespace: NS.pubsubEvent, attributes: ["id": id])
-                notified.append(payload)
-                notify(Self.items(node, [notified]), node: node, of: owner, audience, server: session.server)
+            return .result(Element("pubsub", namespace: NS.pubsub, children: [.element(answer)])) {
+                session.server.hooks.fire(
+                    PEPItemPublished(owner: owner, node: node, item: published, onBehalf: false, session: session))
             }
         }
     }
 
+    /// A new item id: random, so that publishers who give none never
+    /// replace each other's items (XEP-0060 §7.1.1).
+    static func newItemID() -> String {
+        Hex.encode(Crypto.randomBytes(count: 12))
+    }
+
+    /// `payload` as the item `id` to store, published now.
+    ///
+    /// - Throws: `bad-request` + `<invalid-payload/>` for a payload that
+    ///   cannot be stored, `not-acceptable` + `<payload-too-big/>` beyond
+    ///   `pep_max_item_size`.
+    static func storable(id: String, _ payload: Element, limits: ServerConfig.Limits) throws(StanzaError) -> PEPItem {
+        guard let serialized = StoredStanza.serialize(payload) else {
+            throw Self.error(.badRequest, "invalid-payload", text: "the payload cannot be stored")
+        }
+        guard serialized.utf8.count <= limits.pepMaxItemSize else {
+            throw Self.error(.notAcceptable, "payload-too-big", text: "items are at most \(limits.pepMaxItemSize) bytes")
+        }
+        return PEPItem(id: id, payload: serialized, published: Int(Date().timeIntervalSince1970 * 1000))
+    }
+
+    /// Stores `item` in the node `node` of `username` (storage thread): a
+    /// node that exists must meet `preconditions`; one that does not is
+    /// created with `creating`, if `username` has fewer than `nodeLimit`.
+    static func store(
+        _ item: PEPItem, in node: String, of username: String, creating: PEPNodeConfiguration,
+        preconditions: ConfigurationFields, nodeLimit: Int, domain: String, stores: Stores
+    ) throws -> Audience {
+        try stores.inTransaction {
+            let configuration: PEPNodeConfiguration
+            if let existing = try stores.pep.configuration(of: node, owner: username) {
+                try preconditions.checkMet(by: existing)
+                configuration = existing
+            } else {
+                try checkRoomForANode(of: username, in: stores, limit: nodeLimit)
+                configuration = creating
+                try stores.pep.setNode(node, of: username, configuration: configuration)
+            }
+            _ = try stores.pep.publish(item, to: node, of: username)
+            return try audience(of: node, owner: username, configuration, domain: domain, in: stores)
+        }
+    }
+
+    /// Notifies the interested of `item` (`<item id>` with its payload),
+    /// just published: with the payload if the node delivers payloads,
+    /// naming the owner as publisher if its `itemreply` says so.
+    func notifyPublished(_ item: Element, node: String, of owner: JID, _ audience: Audience, server: ServerContext) {
+        let notified = Self.eventItem(item, of: owner, audience.configuration)
+        notify(Self.items(node, [notified]), node: node, of: owner, audience, server: server)
+    }
+
+    /// The `<item/>` of an event for the stored or published `item`, as
+    /// the node's configuration shapes it.
+    static func eventItem(_ item: Element, of owner: JID, _ configuration: PEPNodeConfiguration) -> Element {
+        var notified = Element("item", namespace: NS.pubsubEvent, attributes: ["id": item[attribute: "id"] ?? ""])
+        if configuration.itemReply != .none { notified[attribute: "publisher"] = owner.description }
+        if configuration.deliverPayloads {
+            for payload in item.elements { notified.append(payload) }
+        }
+        return notified
+    }
+
     /// Throws `policy-violation` with `<max-nodes-exceeded/>` when
     /// `username` already has `limit` nodes (`pep_max_nodes`).
-    private static func checkRoomForANode(of username: String, in stores: Stores, limit: Int) throws {
+    static func checkRoomForANode(of username: String, in stores: Stores, limit: Int) throws {
         guard try stores.pep.nodeCount(of: username) < limit else {
             throw Self.error(.policyViolation, "max-nodes-exceeded", text: "at most \(limit) nodes per account")
         }
     }
 
-    /// XEP-0060 §7.2: removes one item; with `notify='true'` the
-    /// interested hear of it (§7.2.2.1).
+    /// XEP-0060 §7.2: removes one item; the interested hear of it with
+    /// `notify='true'` (§7.2.2.1) or when the node notifies every
+    /// retraction (`pubsub#notify_retract`).
     func retract(_ retract: Element, _ request: IQRequest) throws -> IQAnswer {
         let session = request.session
         let node = try Self.node(of: retract)
@@ -81,39 +132,60 @@ extension PEP {
         guard ids.count == 1, let id = ids.first, !id.isEmpty else {
             throw Self.error(.badRequest, "item-required", text: "retract one item by its id")
         }
-        let notifies = ["1", "true"].contains(retract[attribute: "notify"] ?? "")
+        let asked = ["1", "true"].contains(retract[attribute: "notify"] ?? "")
+        let domain = session.server.domain
         return .afterStorage({ stores in
-            guard let configuration = try stores.pep.configuration(of: node, owner: username),
-                try stores.pep.retract(id, from: node, of: username)
-            else { throw StanzaError(.itemNotFound, text: "no such node or item") }
-            return Audience(configuration: configuration, contacts: notifies ? try Self.contacts(of: username, in: stores) : [])
+            guard let audience = try Self.remove(id, from: node, of: username, domain: domain, stores: stores) else {
+                throw StanzaError(.itemNotFound, text: "no such node or item")
+            }
+            return audience
         }) { audience in
-            .result {
-                guard notifies else { return }
-                let retracted = Element("retract", namespace: NS.pubsubEvent, attributes: ["id": id])
-                notify(Self.items(node, [retracted]), node: node, of: owner, audience, server: session.server)
+            if asked || audience.configuration.notifyRetract {
+                notifyRetracted(id, node: node, of: owner, audience, server: session.server)
+            }
+            return .result {
+                session.server.hooks.fire(PEPItemRetracted(owner: owner, node: node, itemID: id, onBehalf: false, session: session))
             }
         }
     }
 
-    /// XEP-0060 §8.1.2: creates a node with the default configuration;
-    /// creating and configuring at once (§8.1.3) and instant nodes
-    /// (§8.1.2, no `node`) are not supported.
+    /// Removes the item `id` (storage thread); nil when there is no such
+    /// node or item.
+    static func remove(_ id: String, from node: String, of username: String, domain: String, stores: Stores) throws -> Audience? {
+        try stores.inTransaction {
+            guard let configuration = try stores.pep.configuration(of: node, owner: username),
+                try stores.pep.retract(id, from: node, of: username)
+            else { return nil }
+            return try audience(of: node, owner: username, configuration, domain: domain, in: stores)
+        }
+    }
+
+    /// Tells the interested that the item `id` is gone (XEP-0060 §7.2.2.1).
+    func notifyRetracted(_ id: String, node: String, of owner: JID, _ audience: Audience, server: ServerContext) {
+        let retracted = Element("retract", namespace: NS.pubsubEvent, attributes: ["id": id])
+        notify(Self.items(node, [retracted]), node: node, of: owner, audience, server: server)
+    }
+
+    /// XEP-0060 §8.1.2, §8.1.3: creates a node with the default
+    /// configuration, or with a submitted `pubsub#node_config` form;
+    /// instant nodes (no `node`) are not supported.
     func create(_ create: Element, configure: Element?, _ request: IQRequest) throws -> IQAnswer {
         guard create[attribute: "node"] != nil else {
             throw Self.error(.notAcceptable, "nodeid-required", text: "instant nodes are not supported")
         }
-        guard configure?.child("x", namespace: NS.dataForms) == nil else { throw Self.unsupported("create-and-configure") }
         let node = try Self.node(of: create)
-        guard let username = request.session.jid?.localpart else { throw StanzaError(.notAuthorized) }
-        let limit = request.session.server.config.limits.pepMaxNodes
+        let username = try request.username()
+        let limits = request.server.config.limits
+        let configuration = try ConfigurationFields(
+            configure, formType: NS.pubsubNodeConfig, maxItemsLimit: limits.pepMaxItems
+        ).applied(to: PEPNodeConfiguration())
         return .afterStorage({ stores in
             try stores.inTransaction {
                 guard try stores.pep.configuration(of: node, owner: username) == nil else {
                     throw StanzaError(.conflict, text: "the node exists")
                 }
-                try Self.checkRoomForANode(of: username, in: stores, limit: limit)
-                try stores.pep.setNode(node, of: username, configuration: PEPNodeConfiguration())
+                try Self.checkRoomForANode(of: username, in: stores, limit: limits.pepMaxNodes)
+                try stores.pep.setNode(node, of: username, configuration: configuration)
             }
         }) { .result() }
     }
@@ -121,31 +193,59 @@ extension PEP {
     /// XEP-0060 §8.4: deletes a node and its items; the interested hear
     /// of it (§8.4.2).
     func delete(_ delete: Element, _ request: IQRequest) throws -> IQAnswer {
+        try emptyNode(delete, request, event: "delete") { node, username, stores in
+            _ = try stores.pep.deleteNode(node, of: username)
+        }
+    }
+
+    /// XEP-0060 §8.5: removes every item of a node; the interested hear
+    /// of it (§8.5.2).
+    func purge(_ purge: Element, _ request: IQRequest) throws -> IQAnswer {
+        try emptyNode(purge, request, event: "purge") { node, username, stores in
+            _ = try stores.pep.purge(node, of: username)
+        }
+    }
+
+    /// Empties the node `operation` names with `change`, then sends the
+    /// interested `<event><EVENT node/></event>` and the owner the result.
+    private func emptyNode(
+        _ operation: Element, _ request: IQRequest, event name: String,
+        _ change: @escaping @Sendable (String, String, Stores) throws -> Void
+    ) throws -> IQAnswer {
         let session = request.session
-        let node = try Self.node(of: delete)
+        let node = try Self.node(of: operation)
         guard let owner = session.jid?.bare, let username = owner.localpart else { throw StanzaError(.notAuthorized) }
+        let domain = session.server.domain
         return .afterStorage({ stores in
             try stores.inTransaction {
                 guard let configuration = try stores.pep.configuration(of: node, owner: username) else {
                     throw StanzaError(.itemNotFound, text: "no such node")
                 }
-                _ = try stores.pep.deleteNode(node, of: username)
-                return Audience(configuration: configuration, contacts: try Self.contacts(of: username, in: stores))
+                // Read before a deletion takes the subscriptions with it.
+                let audience = try Self.audience(of: node, owner: username, configuration, domain: domain, in: stores)
+                try change(node, username, stores)
+                return audience
             }
         }) { audience in
-            .result {
-                let event = Element(
-                    "event", namespace: NS.pubsubEvent,
-                    children: [.element(Element("delete", namespace: NS.pubsubEvent, attributes: ["node": node]))])
-                notify(event, node: node, of: owner, audience, server: session.server)
-            }
+            let event = Element(
+                "event", namespace: NS.pubsubEvent,
+                children: [.element(Element(name, namespace: NS.pubsubEvent, attributes: ["node": node]))])
+            notify(event, node: node, of: owner, audience, server: session.server)
+            return .result()
         }
     }
 
-    /// The bare JIDs of the contacts `username` shares presence with
-    /// (`from` or `both`): who may get the events of a `presence` node.
-    static func contacts(of username: String, in stores: Stores) throws -> [String] {
-        try stores.roster.items(of: username).filter(\.state.sharesPresence).map(\.contact)
+    /// Who hears of a change to the node `node` of `username` configured
+    /// so: the contacts who share presence, unless only the owner may
+    /// (whitelist), and the subscribers who may read it.
+    static func audience(
+        of node: String, owner username: String, _ configuration: PEPNodeConfiguration, domain: String, in stores: Stores
+    ) throws -> Audience {
+        let contacts =
+            configuration.accessModel == .whitelist
+            ? [] : try stores.roster.items(of: username).filter(\.state.sharesPresence).map(\.contact)
+        let subscribers = try allowedSubscribers(of: node, owner: username, configuration, domain: domain, in: stores)
+        return Audience(configuration: configuration, contacts: contacts, subscribers: subscribers)
     }
 
     /// `<event><items node>…</items></event>`.

@@ -8,12 +8,24 @@ import XMPPStorage
 ///
 /// | request (`pubsub` namespace unless said) | by the owner                  | by anyone else                  |
 /// |-------------------------------------------|-------------------------------|---------------------------------|
-/// | `<publish>` (+ `<publish-options>`)       | stored, node auto-created; `<publish><item id/></publish>`; notifications | `forbidden` |
-/// | `<retract>`                               | removed; notifications with `notify='true'` | `forbidden`       |
-/// | `<create>`                                | a node with the defaults; `conflict` if it exists | `forbidden`  |
-/// | `<items>` (`max_items`, `<item id/>`)     | the items, newest first       | the same if the access model allows: `presence` (default) the contacts with a `from`/`both` subscription, `open` anyone; else `not-authorized` + `<presence-subscription-required/>` |
+/// | `<publish>` (+ `<publish-options>`)       | stored (ids generated when none), node auto-created with the options, else `conflict` + `<precondition-not-met/>` if they differ; notifications, then the result | `forbidden` |
+/// | `<retract>`                               | removed; notifications with `notify='true'` or `pubsub#notify_retract` | `forbidden` |
+/// | `<create>` (+ `<configure>` form)         | a node with the defaults or the form; `conflict` if it exists | `forbidden`  |
+/// | `<items>` (`max_items`, `<item id/>`)     | the items, newest first       | the same if the access model allows: `presence` (default) the contacts with a `from`/`both` subscription, `open` anyone, `whitelist` no one; else `not-authorized` + `<presence-subscription-required/>` or `not-allowed` + `<closed-node/>` |
+/// | `<subscribe jid>`, `<unsubscribe jid>`    | as for anyone else            | the requester's bare or full JID, if the access model lets it read; it gets every notification and, unless `never`, the last item at once; at most `pep_max_subscribers` per node (`policy-violation`) |
+/// | `#owner` `<configure>`                    | get: the `pubsub#node_config` form; set: a submitted form applied | `forbidden` |
+/// | `#owner` `<default>`                      | the form of a new node's configuration | `forbidden`             |
+/// | `#owner` `<purge>`                        | items gone; `<purge/>` notifications | `forbidden`                |
 /// | `#owner` `<delete>`                       | node and items gone; `<delete/>` notifications | `forbidden`        |
-/// | anything else in either namespace         | `feature-not-implemented` + `<unsupported feature/>` (`subscribe`, `config-node`, ...) | the same, or `forbidden` for owner requests |
+/// | disco#items of the account                | every node, a title as its name | the nodes the access model lets them read |
+/// | anything else in either namespace         | `feature-not-implemented` + `<unsupported feature/>` (`subscription-options`, `retrieve-subscriptions`, `retrieve-affiliations`, ...) | the same, or `forbidden` for owner requests |
+///
+/// A node's configuration (`PEPNodeConfiguration`, XEP-0060 §16.4) holds
+/// `access_model`, `max_items` (up to `pep_max_items`, which `max` stands
+/// for), `persist_items`, `send_last_published_item`, `notify_retract`,
+/// `deliver_payloads`, `itemreply` and `title`; the other fields have
+/// fixed values, which publish-options and forms may repeat. A
+/// `whitelist` node is its owner's alone (XEP-0223 private storage).
 ///
 /// Errors carry XEP-0060's `pubsub#errors` conditions: a missing node is
 /// `item-not-found`, a request without `node` `bad-request` +
@@ -22,31 +34,42 @@ import XMPPStorage
 ///
 /// Notifications (`<message type='headline'>` from the owner's bare JID)
 /// go to each available resource, of the owner or of a contact sharing
-/// presence, whose capabilities want the node; `EntityCapsTracker` learns
-/// them from broadcast presence. A resource that becomes interested in a
-/// node gets its last item at once (XEP-0163 §4.3.4).
+/// presence (the owner's only for `whitelist`), whose capabilities want
+/// the node, and to the resources of the subscribers the access model
+/// still lets in, each resource once; `EntityCapsTracker` learns them from broadcast presence,
+/// asking unknown ones from the account's bare JID. A resource that
+/// becomes interested in a node, and the resources of a contact whose
+/// subscription is approved (`PresenceSubscriptionApproved`), get its
+/// last item at once (XEP-0163 §4.3.4), with `<delay/>`, unless the node
+/// says `send_last_published_item` `never`.
+///
+/// Other features read and change PEP through events only
+/// (`PEPEvents.swift`): `PEPItemPublished` and `PEPItemRetracted` after
+/// each change, `PEPPublishRequest` and `PEPRetractRequest` for changes
+/// on the owner's behalf (`PEP+OnBehalf.swift`).
 public struct PEP: ServerFeature {
     /// The XEP-0060 features a PEP service of Swiftlet supports
     /// (`http://jabber.org/protocol/pubsub#` + each).
     static let features = [
-        "access-open", "access-presence", "auto-create", "auto-subscribe", "create-nodes", "delete-items",
-        "delete-nodes", "filtered-notifications", "item-ids", "last-published", "persistent-items", "publish",
-        "publish-options", "retract-items", "retrieve-items",
+        "access-open", "access-presence", "access-whitelist", "auto-create", "auto-subscribe", "config-node",
+        "create-and-configure", "create-nodes", "delete-items", "delete-nodes", "filtered-notifications",
+        "item-ids", "last-published", "multi-items", "persistent-items", "publish", "publish-options",
+        "purge-nodes", "retract-items", "retrieve-default", "retrieve-items", "subscribe",
     ]
 
     /// The requests Swiftlet does not implement, by namespace and element,
     /// with the XEP-0060 feature each one needs (§5.1's table).
     private static let unsupported: [String: [String: String]] = [
         NS.pubsub: [
-            "subscribe": "subscribe", "unsubscribe": "subscribe", "options": "subscription-options",
+            "options": "subscription-options",
             "subscriptions": "retrieve-subscriptions", "affiliations": "retrieve-affiliations",
-            "default": "retrieve-default",
+            "default": "retrieve-default-sub",
         ],
-        NS.pubsubOwner: [
-            "configure": "config-node", "default": "retrieve-default", "purge": "purge-nodes",
-            "subscriptions": "manage-subscriptions", "affiliations": "modify-affiliations",
-        ],
+        NS.pubsubOwner: ["subscriptions": "manage-subscriptions", "affiliations": "modify-affiliations"],
     ]
+
+    /// The `pubsub` set requests others than the owner may make.
+    private static let subscriberOperations: Set<String> = ["subscribe", "unsubscribe", "options"]
 
     let caps: EntityCapsTracker
 
@@ -62,11 +85,17 @@ public struct PEP: ServerFeature {
             hooks.onIQ(type, NS.pubsub, "pubsub", to: [.account, .user]) { request in try self.handle(request) }
             hooks.onIQ(type, NS.pubsubOwner, "pubsub", to: [.account, .user]) { request in try self.handle(request) }
         }
+        hooks.onIQ(.get, NS.discoItems, "query", to: [.account, .user]) { request in try self.nodes(request) }
         hooks.onBroadcastPresence { presence, session in self.presenceChanged(presence, of: session) }
         hooks.onSessionEnded { session in
             if let jid = session.jid { self.caps.remove(jid) }
         }
         hooks.onIQResponse { iq, session in self.capsAnswered(iq, from: session) }
+        hooks.on(PresenceSubscriptionApproved.self) { approved in
+            self.sendLastItems(of: approved.user, toNewSubscriber: approved.contact, server: approved.server)
+        }
+        hooks.on(PEPPublishRequest.self) { request in self.publish(request) }
+        hooks.on(PEPRetractRequest.self) { request in self.retract(request) }
     }
 
     /// Sends a request to its handler.
@@ -79,10 +108,10 @@ public struct PEP: ServerFeature {
         guard operations.count == 1, let operation = operations.first, operation.namespace == pubsub.namespace else {
             throw StanzaError(.badRequest, text: "a pubsub request holds one operation")
         }
-        // Subscribers' requests (subscribe, options) are not the owner's.
+        // Subscribers' requests are not the owner's.
         let ownersOnly =
             pubsub.namespace == NS.pubsubOwner
-            || (request.iq.type == .set && Self.unsupported[NS.pubsub]?[operation.name] == nil)
+            || (request.iq.type == .set && !Self.subscriberOperations.contains(operation.name))
         if ownersOnly, request.target.localpart != request.session.jid?.localpart {
             throw StanzaError(.forbidden, text: "only the account's owner may do this")
         }
@@ -95,8 +124,20 @@ public struct PEP: ServerFeature {
             return try create(operation, configure: pubsub.child("configure", namespace: NS.pubsub), request)
         case (.get, NS.pubsub, "items"):
             return try items(operation, request)
+        case (.set, NS.pubsub, "subscribe"):
+            return try subscribe(operation, request)
+        case (.set, NS.pubsub, "unsubscribe"):
+            return try unsubscribe(operation, request)
         case (.set, NS.pubsubOwner, "delete"):
             return try delete(operation, request)
+        case (.set, NS.pubsubOwner, "purge"):
+            return try purge(operation, request)
+        case (_, NS.pubsubOwner, "configure"):
+            return try configure(operation, request)
+        case (.get, NS.pubsubOwner, "default"):
+            let form = Self.configurationForm(PEPNodeConfiguration(), maxItemsLimit: request.server.config.limits.pepMaxItems)
+            let answer = Element("default", namespace: NS.pubsubOwner, children: [.element(form.element)])
+            return .result(Element("pubsub", namespace: NS.pubsubOwner, children: [.element(answer)]))
         default:
             if let feature = Self.unsupported[pubsub.namespace]?[operation.name] {
                 throw Self.unsupported(feature)
