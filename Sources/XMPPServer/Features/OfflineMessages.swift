@@ -46,7 +46,10 @@ public struct OfflineMessages: ServerFeature {
         session.withStorage(job(storing: message, for: username, server: session.server)) { result in
             switch result {
             case .success(.unreachable):
-                if let reply = message.errorReply(StanzaError(.serviceUnavailable)) { session.send(reply) }
+                // The recipient's archive keeps no copy either: no id of one goes back.
+                var returned = message.element
+                returned.removeChildren(named: "stanza-id", namespace: NS.stanzaID) { $0[attribute: "by"] == user.description }
+                if let reply = Message(returned)?.errorReply(StanzaError(.serviceUnavailable)) { session.send(reply) }
             case .success(.overQuota):
                 session.log.notice("offline quota of \(username) reached")
                 if let reply = message.errorReply(StanzaError(.resourceConstraint, type: .wait, text: "the recipient's offline storage is full")) {

@@ -54,6 +54,10 @@ public enum MessageTarget: Hashable, Sendable {
 public struct RoutedMessage {
     /// The message as it will be delivered; `from` is the sender's full JID.
     public var element: Element
+    /// The message as the sender's stanza was routed, before any handler
+    /// changed it: what a bounce returns (RFC 6120 §8.3.1), without an
+    /// archive id for a copy that will not exist.
+    public let original: Element
     /// The sender's full JID.
     public let sender: JID
     /// Its `to`, or the sender's bare JID when it has none.
@@ -67,9 +71,19 @@ public struct RoutedMessage {
     /// The server it is routed on.
     public var server: ServerContext { session.server }
 
-    /// Answers the sender with `error`, unless the message is an error itself.
+    /// A message on its way, as yet unchanged.
+    init(element: Element, sender: JID, recipient: JID, session: ClientSession) {
+        self.element = element
+        self.original = element
+        self.sender = sender
+        self.recipient = recipient
+        self.session = session
+    }
+
+    /// Answers the sender with `error` and the message as it was sent,
+    /// unless the message is an error itself.
     public func bounce(_ error: StanzaError) {
-        if let reply = Message(element)?.errorReply(error) { session.send(reply) }
+        if let reply = Message(original)?.errorReply(error) { session.send(reply) }
     }
 }
 

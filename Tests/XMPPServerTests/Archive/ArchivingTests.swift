@@ -80,7 +80,6 @@ import XMPPTestSupport
         ("<message to='juliet@localhost' type='chat'><body>x</body><no-store xmlns='urn:xmpp:hints'/></message>", "no-store"),
         ("<message to='juliet@localhost' type='chat'><body>x</body><no-permanent-store xmlns='urn:xmpp:hints'/></message>", "no-permanent-store"),
         ("<message to='localhost' type='chat'><body>to the server</body></message>", "to the domain"),
-        ("<message to='nobody@localhost' type='chat'><body>x</body></message>", "to nobody"),
     ])
     func whatIsNotArchived(stanza: String, what: String) throws {
         let (_, romeo, juliet) = try archiveCouple()
@@ -88,6 +87,18 @@ import XMPPTestSupport
         _ = juliet.receive()
         #expect(romeo.queryArchive().results.isEmpty, "\(what)")
         #expect(juliet.queryArchive().results.isEmpty, "\(what)")
+    }
+
+    /// A message to an account that does not exist bounces, and stays in
+    /// the sender's archive as sent (as Prosody and ejabberd keep it).
+    @Test func aMessageToNobodyIsKeptOnlyInTheSendersArchive() throws {
+        let (_, romeo, juliet) = try archiveCouple()
+        romeo.send("<message to='nobody@localhost' type='chat'><body>anyone?</body></message>")
+        let error = try romeo.receiveOne()
+        #expect(error[attribute: "type"] == "error")
+        #expect(error.child("stanza-id", namespace: NS.stanzaID) == nil, "no id of a copy that is not kept")
+        #expect(romeo.queryArchive().bodies == ["anyone?"])
+        #expect(juliet.queryArchive().results.isEmpty)
     }
 
     @Test func aNormalMessageWithABodyAndNoTypeIsArchived() throws {

@@ -123,7 +123,8 @@ final class ArchiveWriter: Sendable {
         /// Who sent it, as stamped on the message.
         let sender: JID
         /// The recipient's username: without that account, or when it
-        /// blocks the sender (the message bounces), no copy is kept.
+        /// blocks the sender (the message bounces), only the sender's copy
+        /// is kept.
         let recipient: String
         let copies: [Copy]
         /// The sequence of the first copy, which `append` assigns; copy *i*
@@ -204,7 +205,9 @@ final class ArchiveWriter: Sendable {
             messages.reserveCapacity(jobs.count)
             // Whether each recipient exists and takes messages from each
             // sender (XEP-0191: one who blocks the sender while offline
-            // bounces it, so neither archive keeps it).
+            // bounces it): a message that bounced is kept only in the
+            // sender's archive, as the sender wrote it (as Prosody and
+            // ejabberd do).
             struct Route: Hashable {
                 let recipient: String
                 let sender: JID
@@ -214,10 +217,10 @@ final class ArchiveWriter: Sendable {
                 let route = Route(recipient: job.recipient, sender: job.sender.bare)
                 let reached = try reaches[route] ?? stores.reaches(job.recipient, from: job.sender)
                 reaches[route] = reached
-                guard reached, let xml = StoredStanza.serialize(job.message) else { continue }
+                guard let xml = StoredStanza.serialize(job.message) else { continue }
                 var copies: [ArchiveCopy] = []
                 copies.reserveCapacity(job.copies.count)
-                for (offset, copy) in job.copies.enumerated() {
+                for (offset, copy) in job.copies.enumerated() where reached || copy.owner == job.sender.localpart {
                     let peer = copy.peer.bare.description
                     if copy.rosterOnly, try stores.roster.item(peer, of: copy.owner)?.inRoster != true { continue }
                     copies.append(ArchiveCopy(
