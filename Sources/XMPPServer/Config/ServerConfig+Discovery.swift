@@ -36,7 +36,7 @@ extension ServerConfig {
     }
 
     /// STUN and TURN servers that clients use for audio and video calls
-    /// through NATs (XEP-0215).
+    /// through NATs, and other services clients may look up (XEP-0215).
     public struct ExternalServiceSettings: Sendable, Equatable {
         /// The services clients are told about. Key `external_services`,
         /// default none (the feature is not offered).
@@ -52,25 +52,15 @@ extension ServerConfig {
         public var credentialLifetime = Duration.seconds(86_400)
     }
 
-    /// One STUN or TURN server, written as the URIs of RFC 7064 and RFC
-    /// 7065 write it: `turn:turn.example.com:3478?transport=udp` (STUN
-    /// URIs take the `transport` too, for XEP-0215's attribute).
+    /// One external service, written as the URIs of RFC 7064 and RFC 7065
+    /// write STUN and TURN servers: `turn:turn.example.com:3478?transport=udp`
+    /// (STUN URIs take the `transport` too, for XEP-0215's attribute). Any
+    /// other scheme names another XEP-0215 type, such as
+    /// `ftp://files.example.com:21`, and needs its port. A username and
+    /// password before the host (`turn:alice:secret@turn.example.com`) are
+    /// given to every user as they are, instead of time-limited TURN
+    /// credentials; neither may hold `:`, `@` or `,`.
     public struct ExternalService: Sendable, Equatable, CustomStringConvertible {
-        /// The protocol, the URI's scheme.
-        public enum Kind: String, Sendable, CaseIterable {
-            /// STUN (RFC 8489), default port 3478.
-            case stun
-            /// STUN over TLS or DTLS, default port 5349.
-            case stuns
-            /// TURN (RFC 8656), default port 3478: relays need credentials.
-            case turn
-            /// TURN over TLS or DTLS, default port 5349.
-            case turns
-
-            /// RFC 7064 §3.2 and RFC 7065 §3.2.
-            var defaultPort: Int { self == .stun || self == .turn ? 3478 : 5349 }
-        }
-
         /// The transport clients reach the server by.
         public enum Transport: String, Sendable, CaseIterable {
             /// UDP (DTLS for `stuns` and `turns`).
@@ -79,31 +69,50 @@ extension ServerConfig {
             case tcp
         }
 
-        /// The protocol.
-        public var kind: Kind
+        /// A username and password every user is told.
+        public struct FixedCredentials: Sendable, Equatable {
+            public var username: String
+            public var password: String
+        }
+
+        /// XEP-0215's `type`: the URI's scheme, lowercased (`stun`,
+        /// `stuns`, `turn`, `turns`, or another such as `ftp`).
+        public var type: String
         /// A host name, an IPv4 address, or an IPv6 address in brackets.
         public var host: String
         /// The port.
         public var port: Int
         /// `?transport=`; without it UDP for `stun` and `turn`, TCP for
-        /// `stuns` and `turns` (RFC 7065 §3.2).
+        /// the others (RFC 7065 §3.2).
         public var transport: Transport
+        /// The credentials written in the URI, if any.
+        public var fixedCredentials: FixedCredentials?
 
-        /// Whether clients need credentials to use it: TURN's relays do,
-        /// STUN's binding requests do not.
-        public var needsCredentials: Bool { kind == .turn || kind == .turns }
+        /// Whether users get time-limited credentials from `turn_secret`:
+        /// TURN's relays need credentials, and none are written here.
+        public var needsCredentials: Bool { fixedCredentials == nil && Self.relays.contains(type) }
 
-        /// `kind:host:port?transport=…`, every part spelt out.
-        public var description: String { "\(kind.rawValue):\(host):\(port)?transport=\(transport.rawValue)" }
+        /// `type:host:port?transport=…`, every part spelt out, a fixed
+        /// password shown as `(hidden)`.
+        public var description: String {
+            let credentials = fixedCredentials.map { "\($0.username):(hidden)@" } ?? ""
+            return "\(type):\(credentials)\(host):\(port)?transport=\(transport.rawValue)"
+        }
 
-        /// Reads `kind:host[:port][?transport=udp|tcp]`.
+        /// RFC 7064 §3.2 and RFC 7065 §3.2.
+        static let defaultPorts = ["stun": 3478, "turn": 3478, "stuns": 5349, "turns": 5349]
+        static let relays: Set = ["turn", "turns"]
+
+        /// Reads `type:[//][user:password@]host[:port][?transport=udp|tcp]`.
         static func parse(_ text: String) throws(ConfigValueError) -> ExternalService {
             let schemeEnd = text.firstIndex(of: ":") ?? text.endIndex
-            guard let kind = Kind(rawValue: text[..<schemeEnd].lowercased()), schemeEnd < text.endIndex else {
-                throw ConfigValueError(expected: expectation, got: text)
-            }
+            let type = text[..<schemeEnd].lowercased()
+            guard let first = type.first, first.isLetter, schemeEnd < text.endIndex,
+                type.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+            else { throw ConfigValueError(expected: expectation, got: text) }
             var rest = text[text.index(after: schemeEnd)...]
-            var transport = kind == .stun || kind == .turn ? Transport.udp : .tcp
+            if rest.hasPrefix("//") { rest = rest.dropFirst(2) }
+            var transport = type == "stun" || type == "turn" ? Transport.udp : .tcp
             if let question = rest.firstIndex(of: "?") {
                 let query = rest[rest.index(after: question)...].lowercased()
                 guard query.hasPrefix("transport="), let given = Transport(rawValue: String(query.dropFirst(10))) else {
@@ -112,7 +121,16 @@ extension ServerConfig {
                 transport = given
                 rest = rest[..<question]
             }
-            var port = kind.defaultPort
+            var fixedCredentials: FixedCredentials?
+            if let at = rest.firstIndex(of: "@") {
+                let userinfo = rest[..<at].split(separator: ":", omittingEmptySubsequences: false)
+                guard userinfo.count == 2, !userinfo[0].isEmpty, !userinfo[1].isEmpty else {
+                    throw ConfigValueError("write the credentials in '\(text)' as user:password@ before the host")
+                }
+                fixedCredentials = FixedCredentials(username: String(userinfo[0]), password: String(userinfo[1]))
+                rest = rest[rest.index(after: at)...]
+            }
+            var port = defaultPorts[type]
             // The port follows the last ':', after an IPv6 address's ']'.
             if let portColon = rest.lastIndex(of: ":"), portColon > (rest.lastIndex(of: "]") ?? rest.startIndex) {
                 guard let given = wholeNumber(rest[rest.index(after: portColon)...]), (1...65535).contains(given) else {
@@ -121,11 +139,13 @@ extension ServerConfig {
                 port = given
                 rest = rest[..<portColon]
             }
+            guard let port else { throw ConfigValueError("'\(text)' needs a port: \(type) has no default one") }
             let host = try ConfigValueType<String>.domain.parse(String(rest))
-            return ExternalService(kind: kind, host: host, port: port, transport: transport)
+            return ExternalService(
+                type: type, host: host, port: port, transport: transport, fixedCredentials: fixedCredentials)
         }
 
-        static let expectation = "a STUN or TURN URI such as turn:turn.example.com:3478?transport=udp"
+        static let expectation = "a service URI such as turn:turn.example.com:3478?transport=udp"
     }
 
     /// Checks the external services' settings.

@@ -2,7 +2,8 @@ import XMPPCore
 
 /// XEP-0215: External Service Discovery, for the STUN and TURN servers of
 /// `external_services`, which clients need for calls (Conversations,
-/// Dino, Monal and Gajim ask the server's domain).
+/// Dino, Monal and Gajim ask the server's domain), and any other services
+/// listed there.
 ///
 /// | request to the domain                                    | answer |
 /// |----------------------------------------------------------|--------|
@@ -11,7 +12,9 @@ import XMPPCore
 /// | `<credentials/>` without a host and type                  | `bad-request` |
 /// | `<credentials/>` for no configured service                | `item-not-found` |
 ///
-/// TURN servers get `restricted='1'` and credentials in both answers: the
+/// A service with credentials written in its URI gets `restricted='1'`
+/// and those. Other TURN servers get `restricted='1'` and credentials in
+/// both answers: the
 /// ones coturn's `use-auth-secret` checks (the "TURN REST API" of
 /// draft-uberti-behave-turn-rest-00): the username is the expiry time in
 /// Unix seconds, `:`, and the user's name; the password is the base64 of
@@ -35,7 +38,7 @@ public struct ExternalServices: ServerFeature {
         hooks.advertise(NS.extdisco)
         hooks.onIQ(.get, NS.extdisco, "services", to: [.host]) { request in
             let type = request.iq.payload![attribute: "type"]
-            let services = settings.services.filter { type == nil || $0.kind.rawValue == type }
+            let services = settings.services.filter { type == nil || $0.type == type }
             return .result(answer("services", services, for: try request.username()))
         }
         hooks.onIQ(.get, NS.extdisco, "credentials", to: [.host]) { request in
@@ -44,7 +47,7 @@ public struct ExternalServices: ServerFeature {
             else { throw StanzaError(.badRequest, text: "name the service by its host and type") }
             let port = asked[attribute: "port"]
             let services = settings.services.filter { service in
-                service.hostAttribute == host.lowercased() && service.kind.rawValue == type
+                service.hostAttribute == host.lowercased() && service.type == type
                     && (port == nil || port == String(service.port))
             }
             guard !services.isEmpty else { throw StanzaError(.itemNotFound, text: "no such service") }
@@ -65,10 +68,14 @@ public struct ExternalServices: ServerFeature {
             var element = Element(
                 "service", namespace: NS.extdisco,
                 attributes: [
-                    "type": service.kind.rawValue, "host": service.hostAttribute, "port": String(service.port),
+                    "type": service.type, "host": service.hostAttribute, "port": String(service.port),
                     "transport": service.transport.rawValue,
                 ])
-            if service.needsCredentials, let credentials {
+            if let fixed = service.fixedCredentials {
+                element[attribute: "restricted"] = "1"
+                element[attribute: "username"] = fixed.username
+                element[attribute: "password"] = fixed.password
+            } else if service.needsCredentials, let credentials {
                 element[attribute: "restricted"] = "1"
                 element[attribute: "username"] = credentials.username
                 element[attribute: "password"] = credentials.password

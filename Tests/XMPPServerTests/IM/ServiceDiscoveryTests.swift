@@ -189,9 +189,41 @@ import XMPPTestSupport
     @Test(arguments: [
         "ftp:example.org", "turn:", "turn:example.org:0", "turn:example.org:65536", "turn:example.org:x",
         "turn:example.org?transport=sctp", "turn:example.org?proto=udp", "stun:user@example.org", "example.org",
+        "ftp://john@files.example.org:21", "turn::pw@example.org", "turn:a:b:c@example.org", "1ftp:example.org:21",
     ])
     func badServiceURIs(_ uri: String) {
         #expect(throws: ConfigError.self) { try config("external_services = \(uri)\nturn_secret = s") }
+    }
+
+    /// Credentials written in a URI go to every user as they are, with no
+    /// expiry; another type than STUN and TURN takes its scheme's name.
+    @Test func fixedCredentialsAndOtherTypes() throws {
+        let settings = "external_services = turn:alice:pw1@turn.example.org, ftp://john:pw2@files.example.org:21"
+        let parsed = try config(settings)
+        #expect(
+            parsed.externalServices.services.map(\.description) == [
+                "turn:alice:(hidden)@turn.example.org:3478?transport=udp",
+                "ftp:john:(hidden)@files.example.org:21?transport=tcp",
+            ])
+        let report = checkConfigReport(parsed)
+        #expect(!report.contains("pw1") && !report.contains("pw2"))
+        let server = try TestServer(config: parsed)
+        try server.addUser("romeo", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw", resource: "orchard")
+        let reply = romeo.request(
+            "<iq type='get' id='s' to='localhost'><services xmlns='urn:xmpp:extdisco:2'/></iq>", id: "s")
+        #expect(
+            try services(reply) == [
+                [
+                    "type": "turn", "host": "turn.example.org", "port": "3478", "transport": "udp", "restricted": "1",
+                    "username": "alice", "password": "pw1",
+                ],
+                [
+                    "type": "ftp", "host": "files.example.org", "port": "21", "transport": "tcp", "restricted": "1",
+                    "username": "john", "password": "pw2",
+                ],
+            ])
     }
 
     @Test func aTURNServerNeedsTheSecret() throws {
