@@ -3,11 +3,12 @@ import XMPPServer
 import XMPPTestSupport
 
 /// A server with romeo (orchard) and juliet (balcony), both logged in and
-/// not yet available; `extraFeatures` are installed after the standard ones.
+/// not yet available; `extraFeatures` are installed after the standard
+/// ones, and the server's wall clock is `clock`.
 func romeoAndJuliet(
-    config: ServerConfig = ServerConfig(), extraFeatures: [any ServerFeature] = []
+    config: ServerConfig = ServerConfig(), clock: WallClock = .system, extraFeatures: [any ServerFeature] = []
 ) throws -> (TestServer, TestClient, TestClient) {
-    let server = try TestServer(config: config, extraFeatures: extraFeatures)
+    let server = try TestServer(config: config, clock: clock, extraFeatures: extraFeatures)
     try server.addUser("romeo", password: "pw")
     try server.addUser("juliet", password: "pw")
     let romeo = server.connect()
@@ -47,4 +48,18 @@ extension TestClient {
         send(xml)
         return receiveElements().first { $0[attribute: "id"] == id }
     }
+}
+
+/// Romeo and juliet as contacts (`romeoAndJulietAsContacts`), and mercutio,
+/// logged in and available, who shares presence with neither.
+func romeoJulietAndAStranger(
+    config: ServerConfig = ServerConfig()
+) throws -> (TestServer, TestClient, TestClient, TestClient) {
+    let (server, romeo, juliet) = try romeoAndJulietAsContacts(config: config)
+    try server.addUser("mercutio", password: "pw")
+    let mercutio = server.connect()
+    try mercutio.login("mercutio", "pw", resource: "street")
+    mercutio.send("<presence/>")
+    _ = mercutio.receive()
+    return (server, romeo, juliet, mercutio)
 }

@@ -10,17 +10,6 @@ import XMPPTestSupport
     static let tune = "http://jabber.org/protocol/tune"
     static let song = "<tune xmlns='http://jabber.org/protocol/tune'><title>Greensleeves</title></tune>"
 
-    /// Romeo and juliet as contacts, and mercutio, logged in and available,
-    /// who shares presence with neither.
-    private func withStranger(config: ServerConfig = ServerConfig()) throws -> (TestServer, TestClient, TestClient, TestClient) {
-        let (server, romeo, juliet) = try romeoAndJulietAsContacts(config: config)
-        try server.addUser("mercutio", password: "pw")
-        let mercutio = server.connect()
-        try mercutio.login("mercutio", "pw", resource: "street")
-        mercutio.send("<presence/>")
-        _ = mercutio.receive()
-        return (server, romeo, juliet, mercutio)
-    }
 
     private static func notifications(_ elements: [Element]) -> [Element] {
         elements.filter { $0.name == "message" && $0[attribute: "type"] == "headline" }
@@ -29,7 +18,7 @@ import XMPPTestSupport
     // MARK: - Discovery
 
     @Test func theAccountIsAPEPServiceToItsOwnerAndContactsOnly() throws {
-        let (_, romeo, juliet, mercutio) = try withStranger()
+        let (_, romeo, juliet, mercutio) = try romeoJulietAndAStranger()
         let query = "<query xmlns='\(NS.discoInfo)'/>"
         for (client, id) in [(romeo, "own"), (juliet, "contact")] {
             let info = try #require(client.request("<iq type='get' id='\(id)' to='romeo@localhost'>\(query)</iq>", id: id))
@@ -85,7 +74,7 @@ import XMPPTestSupport
     }
 
     @Test func accessModelsDecideWhoRetrieves() throws {
-        let (_, romeo, juliet, mercutio) = try withStranger()
+        let (_, romeo, juliet, mercutio) = try romeoJulietAndAStranger()
         _ = romeo.publish(Self.song, to: Self.tune, id: "t")
         #expect(juliet.items(of: Self.tune, at: "romeo@localhost")?.pubsubItemIDs == ["t"], "presence: a contact")
         let refused = try #require(mercutio.items(of: Self.tune, at: "romeo@localhost"))
@@ -185,7 +174,7 @@ import XMPPTestSupport
     // MARK: - Notifications
 
     @Test func notificationsGoToInterestedResourcesOfTheOwnerAndContacts() throws {
-        let (server, romeo, juliet, mercutio) = try withStranger()
+        let (server, romeo, juliet, mercutio) = try romeoJulietAndAStranger()
         let chamber = server.connect()
         try chamber.login("romeo", "pw", resource: "chamber")
         let interested = TestCaps(notify: [Self.tune])

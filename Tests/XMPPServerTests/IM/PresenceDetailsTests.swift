@@ -18,7 +18,7 @@ import XMPPTestSupport
         return reply?.child("query", namespace: NS.roster)?.elements ?? []
     }
 
-    // MARK: - Item 1: approving creates the item (RFC 6121 §3.1.5, A.2.2)
+    // MARK: - approving creates the item (RFC 6121 §3.1.5, A.2.2)
 
     @Test func approvingARequestFromSomeoneNotInTheRosterAddsThemWithFromAndPushesIt() throws {
         let (_, romeo, juliet) = try romeoAndJuliet()
@@ -40,7 +40,7 @@ import XMPPTestSupport
         #expect(stored.first?[attribute: "subscription"] == "from")
     }
 
-    // MARK: - Item 2: `to` on every presence delivered (RFC 6120 §8.1.1.1)
+    // MARK: - `to` on every presence delivered (RFC 6120 §8.1.1.1)
 
     @Test func broadcastPresenceCarriesTheRecipientsAddress() throws {
         let (server, romeo, juliet) = try romeoAndJulietAsContacts()
@@ -67,7 +67,7 @@ import XMPPTestSupport
         #expect(presences(chamber.receiveElements()).first?[attribute: "to"] == "juliet@localhost/chamber")
     }
 
-    // MARK: - Item 3: unavailable reflected to its sender (RFC 6121 §4.5.2)
+    // MARK: - unavailable reflected to its sender (RFC 6121 §4.5.2)
 
     @Test func unavailablePresenceAlsoReachesTheResourceThatSentIt() throws {
         let (_, romeo, _) = try romeoAndJuliet()
@@ -85,18 +85,12 @@ import XMPPTestSupport
         #expect(romeo.receiveElements().isEmpty)
     }
 
-    // MARK: - Item 4: remembered presence carries its delay (XEP-0203)
+    // MARK: - remembered presence carries its delay (XEP-0203)
 
     /// Romeo and juliet on a server whose wall clock `clock` sets, juliet
     /// available (and interested in her roster) since the clock's start.
     private func couple(clock: SettableClock) throws -> (TestServer, TestClient, TestClient) {
-        let server = try TestServer(clock: clock.wallClock)
-        try server.addUser("romeo", password: "pw")
-        try server.addUser("juliet", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw", resource: "orchard")
-        let juliet = server.connect()
-        try juliet.login("juliet", "pw", resource: "balcony")
+        let (server, romeo, juliet) = try romeoAndJuliet(clock: clock.wallClock)
         for client in [romeo, juliet] {
             _ = rosterItems(client)
             client.send("<presence/>")

@@ -10,17 +10,6 @@ import XMPPTestSupport
     static let devices = "urn:xmpp:omemo:2:devices"
     static func deviceList(_ id: Int) -> String { "<devices xmlns='urn:xmpp:omemo:2'><device id='\(id)'/></devices>" }
 
-    /// Romeo and juliet as contacts, and mercutio, a stranger, available.
-    private func withStranger(config: ServerConfig = ServerConfig()) throws -> (TestServer, TestClient, TestClient, TestClient) {
-        let (server, romeo, juliet) = try romeoAndJulietAsContacts(config: config)
-        try server.addUser("mercutio", password: "pw")
-        let mercutio = server.connect()
-        try mercutio.login("mercutio", "pw", resource: "street")
-        mercutio.send("<presence/>")
-        _ = mercutio.receiveElements()
-        return (server, romeo, juliet, mercutio)
-    }
-
     private func subscription(_ operation: String, _ node: String, jid: String, at owner: String = "romeo@localhost") -> String {
         "<iq type='set' id='sub' to='\(owner)'><pubsub xmlns='\(NS.pubsub)'><\(operation) node='\(node)' jid='\(jid)'/></pubsub></iq>"
     }
@@ -30,7 +19,7 @@ import XMPPTestSupport
     }
 
     @Test func aStrangerSubscribesToAnOpenNodeAndGetsEveryPublication() throws {
-        let (_, romeo, _, mercutio) = try withStranger()
+        let (_, romeo, _, mercutio) = try romeoJulietAndAStranger()
         _ = romeo.publish(Self.deviceList(1), to: Self.devices, id: "current", options: ["pubsub#access_model": "open"])
         mercutio.send(subscription("subscribe", Self.devices, jid: "mercutio@localhost"))
         let received = mercutio.receiveElements()
@@ -52,7 +41,7 @@ import XMPPTestSupport
     }
 
     @Test func theAccessModelDecidesWhoMaySubscribe() throws {
-        let (_, romeo, juliet, mercutio) = try withStranger()
+        let (_, romeo, juliet, mercutio) = try romeoJulietAndAStranger()
         _ = romeo.publish(Self.deviceList(1), to: "presence-node", id: "a")
         _ = romeo.publish(Self.deviceList(1), to: "private", id: "a", options: ["pubsub#access_model": "whitelist"])
         let presence = try #require(mercutio.request(subscription("subscribe", "presence-node", jid: "mercutio@localhost"), id: "sub"))
@@ -71,7 +60,7 @@ import XMPPTestSupport
     @Test func aNodeKeepsAtMostTheConfiguredSubscribers() throws {
         var config = ServerConfig()
         config.limits.pepMaxSubscribers = 1
-        let (_, romeo, juliet, mercutio) = try withStranger(config: config)
+        let (_, romeo, juliet, mercutio) = try romeoJulietAndAStranger(config: config)
         _ = romeo.publish(Self.deviceList(1), to: Self.devices, id: "current", options: ["pubsub#access_model": "open"])
         #expect(mercutio.request(subscription("subscribe", Self.devices, jid: "mercutio@localhost"), id: "sub")?[attribute: "type"] == "result")
         #expect(juliet.request(subscription("subscribe", Self.devices, jid: "juliet@localhost"), id: "sub")?.errorCondition == "policy-violation")
@@ -79,7 +68,7 @@ import XMPPTestSupport
     }
 
     @Test func aSubscriberTheAccessModelNoLongerAllowsHearsNothing() throws {
-        let (_, romeo, _, mercutio) = try withStranger()
+        let (_, romeo, _, mercutio) = try romeoJulietAndAStranger()
         _ = romeo.publish(Self.deviceList(1), to: Self.devices, id: "current", options: ["pubsub#access_model": "open"])
         _ = mercutio.request(subscription("subscribe", Self.devices, jid: "mercutio@localhost"), id: "sub")
         #expect(romeo.configure(Self.devices, ["pubsub#access_model": "presence"])?[attribute: "type"] == "result")
@@ -88,7 +77,7 @@ import XMPPTestSupport
     }
 
     @Test func aFullJIDSubscriptionServesThatResourceAndEachResourceHearsOnce() throws {
-        let (server, romeo, juliet, _) = try withStranger()
+        let (server, romeo, juliet, _) = try romeoJulietAndAStranger()
         juliet.announce(TestCaps(notify: [Self.devices]))
         let window = server.connect()
         try window.login("juliet", "pw", resource: "window")
