@@ -10,7 +10,6 @@ import XMPPTestSupport
     static let tune = "http://jabber.org/protocol/tune"
     static let song = "<tune xmlns='http://jabber.org/protocol/tune'><title>Greensleeves</title></tune>"
 
-
     private static func notifications(_ elements: [Element]) -> [Element] {
         elements.filter { $0.name == "message" && $0[attribute: "type"] == "headline" }
     }
