@@ -19,7 +19,10 @@ XEP-0084, XEP-0163 and XEP-0115 plugins, against a running server
      caps, and the server does not ask the new one (it verified the hash
      of an earlier answer and cached the ver),
   7. carol asking for alice's avatar gets not-authorized with
-     presence-subscription-required.
+     presence-subscription-required,
+  8. carol asks to subscribe to alice, alice's client approves, and
+     carol's resource gets the last published metadata at once, without
+     logging in again (XEP-0163 §4.3.4).
 Prints one line per step and exits non-zero on the first failure. Every
 step has a deadline, so the script always ends by itself.
 
@@ -217,6 +220,15 @@ async def scenario(server):
         raise AssertionError("carol got alice's avatar")
 
     await step("carol, no contact, may not fetch it", stranger())
+
+    async def approved():
+        carol.client.send_presence_subscription(pto=alice.jid)
+        await carol.until(lambda: any(m[1] == alice.jid for m in carol.metadata))
+        _resource, _sender, item_id, infos = next(m for m in carol.metadata if m[1] == alice.jid)
+        require(item_id == image_id and infos == expected, f"{item_id} {infos}")
+        return "the metadata arrived on approval, without a new login"
+
+    await step("carol becomes alice's contact and gets the last metadata at once", approved())
 
 
 async def main():
