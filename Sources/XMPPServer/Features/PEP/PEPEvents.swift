@@ -47,15 +47,23 @@ public struct PEPPublishRequest: ServerEvent {
     public let item: Element
     /// The node's configuration if PEP has to create it.
     public let configuration: PEPNodeConfiguration
+    /// Whether an existing node is first given `configuration`, whatever
+    /// a client created it with: for data that must stay private (XEP-0048
+    /// and XEP-0402 bookmarks hold room passwords).
+    public let enforcesConfiguration: Bool
     /// The owner's session the change came from.
     public let session: ClientSession
 
     /// A request from its parts.
-    public init(owner: JID, node: String, item: Element, configuration: PEPNodeConfiguration, session: ClientSession) {
+    public init(
+        owner: JID, node: String, item: Element, configuration: PEPNodeConfiguration,
+        enforcesConfiguration: Bool = false, session: ClientSession
+    ) {
         self.owner = owner
         self.node = node
         self.item = item
         self.configuration = configuration
+        self.enforcesConfiguration = enforcesConfiguration
         self.session = session
     }
 }
