@@ -50,6 +50,8 @@ public struct Subscriptions: ServerFeature {
         case presence(from: JID, to: JID, type: Presence.PresenceType)
         /// A presence stanza from `from` for the available resources of a user.
         case notify(from: JID, to: JID, stanza: Element)
+        /// `contact` may now see `user`'s presence: `PresenceSubscriptionApproved`.
+        case approved(user: JID, contact: JID)
     }
 
     /// The actions of one subscription change, in the order they are sent.
@@ -132,6 +134,7 @@ public struct Subscriptions: ServerFeature {
         }
         if outcome.presenceToContact == .available {
             plan.actions.append(.presence(from: user, to: contact, type: .available))
+            plan.actions.append(.approved(user: user, contact: contact))
         }
         if type == .subscribed, outcome.forward, outcome.state.subscription.includesTo {
             // Having approved a contact it already follows, the user gets
@@ -204,6 +207,7 @@ public struct Subscriptions: ServerFeature {
         }
         if outcome.presenceToContact == .available {
             plan.actions.append(.presence(from: user, to: sender, type: .available))
+            plan.actions.append(.approved(user: user, contact: sender))
         }
     }
 
@@ -312,7 +316,8 @@ public struct Subscriptions: ServerFeature {
                 }
             case .presence(let from, let to, let type):
                 server.sendCurrentPresence(of: from, to: to, type: type)
-                if type == .available { server.hooks.fire(PresenceSubscriptionApproved(user: from, contact: to, server: server)) }
+            case .approved(let user, let contact):
+                server.hooks.fire(PresenceSubscriptionApproved(user: user, contact: contact, server: server))
             case .notify(let from, let user, let stanza):
                 server.deliverPresence(stanza, from: from, to: user)
             }

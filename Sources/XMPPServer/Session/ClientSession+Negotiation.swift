@@ -46,8 +46,6 @@ extension ClientSession {
         }
     }
 
-    /// The major number of a `version` attribute ("1.0" → 1), or nil when
-    /// it is not `major.minor` (RFC 6120 §4.7.5).
     /// `value` if it looks like a BCP 47 language tag (letters, digits and
     /// hyphens, at most 35 characters), else nil: the stream's language is
     /// copied into every stanza, so nothing longer or stranger is kept.
@@ -58,6 +56,8 @@ extension ClientSession {
         return value
     }
 
+    /// The major number of a `version` attribute ("1.0" → 1), or nil when
+    /// it is not `major.minor` (RFC 6120 §4.7.5).
     static func majorVersion(of version: String) -> Int? {
         let parts = version.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let major = Int(parts[0]), Int(parts[1]) != nil, major >= 0 else { return nil }

@@ -40,6 +40,36 @@ import XMPPTestSupport
         #expect(stored.first?[attribute: "subscription"] == "from")
     }
 
+    /// Records `PresenceSubscriptionApproved` events as (user, contact).
+    final class ApprovalRecorder: ServerFeature, @unchecked Sendable {
+        // @unchecked: the test server runs on the test's one thread.
+        var approvals: [[String]] = []
+
+        func install(_ hooks: Hooks) {
+            hooks.on(PresenceSubscriptionApproved.self) { event in
+                self.approvals.append([event.user.description, event.contact.description])
+            }
+        }
+    }
+
+    @Test func onlyAnApprovalTellsThatAContactMaySeeTheUser() throws {
+        let recorder = ApprovalRecorder()
+        let (_, romeo, juliet) = try romeoAndJuliet(extraFeatures: [recorder])
+        for client in [romeo, juliet] {
+            _ = rosterItems(client)
+            client.send("<presence/>")
+            _ = client.receive()
+        }
+        romeo.send("<presence type='subscribe' to='juliet@localhost'/>")
+        juliet.send("<presence type='subscribed' to='romeo@localhost'/>")
+        #expect(recorder.approvals == [["juliet@localhost", "romeo@localhost"]])
+        // Romeo, who already sees juliet, approves her: she sees him now,
+        // and he is sent her presence again, which approves nothing.
+        juliet.send("<presence type='subscribe' to='romeo@localhost'/>")
+        romeo.send("<presence type='subscribed' to='juliet@localhost'/>")
+        #expect(recorder.approvals == [["juliet@localhost", "romeo@localhost"], ["romeo@localhost", "juliet@localhost"]])
+    }
+
     // MARK: - `to` on every presence delivered (RFC 6120 §8.1.1.1)
 
     @Test func broadcastPresenceCarriesTheRecipientsAddress() throws {
