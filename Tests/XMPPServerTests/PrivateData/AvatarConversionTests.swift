@@ -164,6 +164,40 @@ import XMPPTestSupport
         #expect(Self.vCard(of: romeo)?.child("PHOTO") == nil, "an avatar at a URL only")
     }
 
+    @Test(arguments: ["open", "presence", "whitelist"])
+    func anAvatarIsConvertedUnlessItsDataNodeIsWhitelist(accessModel: String) throws {
+        let (server, romeo, _) = try romeoAndJuliet()
+        Self.setVCard(Self.vCardWithoutPhoto, by: romeo)
+        let reply = romeo.publish(
+            "<data xmlns='urn:xmpp:avatar:data'>\(Self.png)</data>", to: NS.avatarData, id: Self.pngHash,
+            options: ["pubsub#access_model": accessModel])
+        #expect(reply?[attribute: "type"] == "result")
+        Self.metadataPublished(Self.metadata, by: romeo, on: server)
+        let hash = Self.vCard(of: romeo).flatMap(AvatarImage.init(vCard:))?.hash
+        #expect(hash == (accessModel == "whitelist" ? nil : Self.pngHash), "the vCard is anyone's to read")
+    }
+
+    @Test(arguments: ["purge", "delete"])
+    func emptyingTheMetadataNodeRemovesThePhoto(operation: String) throws {
+        let (server, romeo, _) = try romeoAndJuliet()
+        Self.setVCard(Self.vCardWithoutPhoto, by: romeo)
+        _ = romeo.publish("<data xmlns='urn:xmpp:avatar:data'>\(Self.png)</data>", to: NS.avatarData, id: Self.pngHash)
+        #expect(romeo.publish(Self.metadata, to: NS.avatarMetadata, id: Self.pngHash)?[attribute: "type"] == "result")
+        Self.metadataPublished(Self.metadata, by: romeo, on: server)
+        #expect(Self.vCard(of: romeo)?.child("PHOTO") != nil)
+        let reply = romeo.request(
+            "<iq type='set' id='empty'><pubsub xmlns='\(NS.pubsubOwner)'><\(operation) node='\(NS.avatarMetadata)'/></pubsub></iq>",
+            id: "empty")
+        #expect(reply?[attribute: "type"] == "result")
+        let session = romeo.session
+        server.context.hooks.fire(
+            PEPItemRetracted(owner: session.jid!.bare, node: NS.avatarMetadata, itemID: Self.pngHash, onBehalf: false, session: session))
+        server.loop.run()
+        let vCard = try #require(Self.vCard(of: romeo))
+        #expect(vCard.child("PHOTO") == nil)
+        #expect(vCard.childText("FN") == "Romeo")
+    }
+
     // MARK: - XEP-0153 in presence
 
     /// The `<photo/>` of the `vcard-temp:x:update` in the presence `client` receives from `from`.

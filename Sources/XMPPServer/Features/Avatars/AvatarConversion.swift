@@ -14,7 +14,9 @@ import XMPPStorage
 /// | publishes metadata whose first `<info/>` without `url` names an item of the data node | writes that image into the vCard's `<PHOTO/>`, keeping the other fields (§3.1) |
 /// | publishes empty metadata, or retracts it   | removes the vCard's `<PHOTO/>`              |
 ///
-/// Not converted: data whose SHA-1 is not its id, a photo bigger than
+/// Not converted: an avatar whose data node is `whitelist` (the vCard is
+/// anyone's to read, XEP-0054; XEP-0398 §6; `open` and `presence` ones
+/// are), data whose SHA-1 is not its id, a photo bigger than
 /// `pep_max_item_size` as base64 (logged), a vCard that the photo would
 /// make bigger than `vcard_max_size`, and the PEP changes this feature
 /// asked for itself (`onBehalf`).
@@ -119,7 +121,9 @@ public struct AvatarConversion: ServerFeature {
     ) throws -> String? {
         var photo: AvatarImage?
         if let id {
-            guard let item = try stores.pep.items(of: NS.avatarData, owner: username, ids: [id], limit: 1).first,
+            // §6: an avatar the user shows only to some would be shown to all.
+            guard try stores.pep.configuration(of: NS.avatarData, owner: username)?.accessModel != .whitelist,
+                let item = try stores.pep.items(of: NS.avatarData, owner: username, ids: [id], limit: 1).first,
                 let data = StoredStanza.parse(item.payload), data.name == "data", data.namespace == NS.avatarData,
                 let bytes = AvatarImage.decode(data.text)
             else { return nil }
