@@ -198,6 +198,25 @@ import XMPPTestSupport
         #expect(vCard.childText("FN") == "Romeo")
     }
 
+    @Test func retractingAnOlderMetadataItemKeepsThePhoto() throws {
+        let (_, romeo, _) = try romeoAndJuliet()
+        Self.setVCard(Self.vCardWithoutPhoto, by: romeo)
+        let keepTwo = ["pubsub#max_items": "2"]
+        #expect(romeo.publish("<metadata xmlns='urn:xmpp:avatar:metadata'/>", to: NS.avatarMetadata, id: "old", options: keepTwo)?[attribute: "type"] == "result")
+        _ = romeo.publish("<data xmlns='urn:xmpp:avatar:data'>\(Self.png)</data>", to: NS.avatarData, id: Self.pngHash)
+        #expect(romeo.publish(Self.metadata, to: NS.avatarMetadata, id: Self.pngHash, options: keepTwo)?[attribute: "type"] == "result")
+        #expect(Self.vCard(of: romeo).flatMap(AvatarImage.init(vCard:))?.hash == Self.pngHash)
+        let reply = romeo.request(
+            "<iq type='set' id='retract'><pubsub xmlns='\(NS.pubsub)'><retract node='\(NS.avatarMetadata)'><item id='old'/></retract></pubsub></iq>",
+            id: "retract")
+        #expect(reply?[attribute: "type"] == "result")
+        #expect(Self.vCard(of: romeo).flatMap(AvatarImage.init(vCard:))?.hash == Self.pngHash, "the newest item is still the avatar")
+        _ = romeo.request(
+            "<iq type='set' id='retract'><pubsub xmlns='\(NS.pubsub)'><retract node='\(NS.avatarMetadata)'><item id='\(Self.pngHash)'/></retract></pubsub></iq>",
+            id: "retract")
+        #expect(Self.vCard(of: romeo)?.child("PHOTO") == nil, "no item left")
+    }
+
     // MARK: - XEP-0153 in presence
 
     /// The `<photo/>` of the `vcard-temp:x:update` in the presence `client` receives from `from`.
