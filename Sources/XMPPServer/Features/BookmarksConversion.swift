@@ -62,7 +62,7 @@ public struct BookmarksConversion: ServerFeature {
     /// The XEP-0048 bookmarks, for a private-storage get.
     static func get(_ request: IQRequest) throws -> IQAnswer {
         let username = try request.username()
-        return .afterStorage({ stores in legacyStorage(try Stored(of: username, in: stores).bookmarks) }) { storage in
+        return .afterStorage({ stores in legacyStorage(try bookmarks(of: username, in: stores)) }) { storage in
             .result(PrivateStorage.query(storage))
         }
     }
@@ -115,22 +115,10 @@ public struct BookmarksConversion: ServerFeature {
         }
     }
 
-    /// What the conversions read of a user's PEP nodes.
-    struct Stored {
-        /// The items of `urn:xmpp:bookmarks:1`, oldest first.
-        var items: [PEPItem]
-        /// Whether the user has the node `storage:bookmarks`.
-        var hasLegacyNode: Bool
-
-        init(of username: String, in stores: Stores) throws {
-            items = try stores.pep.items(of: NS.bookmarks, owner: username, ids: nil, limit: nil).reversed()
-            hasLegacyNode = try stores.pep.configuration(of: NS.bookmarksLegacy, owner: username) != nil
-        }
-
-        /// The conferences among the items.
-        var bookmarks: [(id: String, payload: Element)] {
-            items.compactMap(BookmarksConversion.parse)
-        }
+    /// The conferences among the items of `urn:xmpp:bookmarks:1`, oldest
+    /// first; for a storage job.
+    static func bookmarks(of username: String, in stores: Stores) throws -> [(id: String, payload: Element)] {
+        try stores.pep.items(of: NS.bookmarks, owner: username, ids: nil, limit: nil).reversed().compactMap(parse)
     }
 
     /// What PEP is to be asked, worked out in a storage job from the
@@ -159,17 +147,16 @@ public struct BookmarksConversion: ServerFeature {
             of username: String, toHold wanted: [(id: String, payload: Element)]?, mirroring: Bool, maxItemSize: Int,
             in stores: Stores
         ) throws {
-            let stored = try Stored(of: username, in: stores)
-            let bookmarks = stored.bookmarks
             if let wanted {
-                let current = Dictionary(bookmarks.map { ($0.id, $0.payload) }) { newest, _ in newest }
+                let stored = try bookmarks(of: username, in: stores)
+                let current = Dictionary(stored.map { ($0.id, $0.payload) }) { newest, _ in newest }
                 publish = wanted.filter { id, payload in current[id].map(normalized) != payload }
                 let kept = Set(wanted.map(\.id))
                 retract = current.keys.sorted().filter { !kept.contains($0) }
             }
             let changed = wanted == nil || !publish.isEmpty || !retract.isEmpty
-            guard mirroring, stored.hasLegacyNode, changed else { return }
-            let storage = legacyStorage(wanted ?? bookmarks)
+            guard mirroring, changed, try stores.pep.configuration(of: NS.bookmarksLegacy, owner: username) != nil else { return }
+            let storage = legacyStorage(try wanted ?? bookmarks(of: username, in: stores))
             let bytes = StoredStanza.serialize(storage)?.utf8.count ?? .max
             legacyNode = bytes <= maxItemSize ? .publish(storage) : .tooBig(bytes: bytes)
         }
