@@ -19,9 +19,16 @@ import XMPPStorage
 ///   longer listed; unchanged ones cause no notification (§3.2.2);
 /// - the PEP node `storage:bookmarks` exists only for users whose clients
 ///   created it; for them, whenever the set changes otherwise, PEP is
-///   asked to publish the whole set there again (item `current`).
+///   asked to publish the whole set there again (item `current`). A set
+///   whose `<storage/>` is bigger than `pep_max_item_size` is not
+///   published there (a notice is logged): that node keeps its previous
+///   item, and `urn:xmpp:bookmarks:1` stays the set.
 /// The PEP changes this feature asked for (`onBehalf`) are not converted
-/// back.
+/// back. Bookmarks hold room passwords: every publish asks for a
+/// `whitelist` node, and for an existing node to be given that
+/// configuration (`enforcesConfiguration`) whatever a client created it
+/// with. The stored set is read, parsed and compared in the storage job;
+/// the event loop only fires the requests that result.
 ///
 /// A `<conference/>`'s `<nick/>` and `<password/>` map to the same elements
 /// and its other children to `<extensions/>` (and back); a conference
@@ -55,8 +62,8 @@ public struct BookmarksConversion: ServerFeature {
     /// The XEP-0048 bookmarks, for a private-storage get.
     static func get(_ request: IQRequest) throws -> IQAnswer {
         let username = try request.username()
-        return .afterStorage({ stores in try Stored(of: username, in: stores) }) { stored in
-            .result(PrivateStorage.query(legacyStorage(stored.bookmarks)))
+        return .afterStorage({ stores in legacyStorage(try bookmarks(of: username, in: stores)) }) { storage in
+            .result(PrivateStorage.query(storage))
         }
     }
 
@@ -65,9 +72,12 @@ public struct BookmarksConversion: ServerFeature {
         let username = try request.username()
         let session = request.session
         let wanted = conferences(in: storage)
-        try check(wanted, against: request.server.config.limits)
-        return .afterStorage({ stores in try Stored(of: username, in: stores) }) { stored in
-            askPEP(toHold: wanted, replacing: stored, mirrorInLegacyNode: stored.hasLegacyNode, by: session)
+        let limits = request.server.config.limits
+        try check(wanted, against: limits)
+        return .afterStorage({ stores in
+            try Changes(of: username, toHold: wanted, mirroring: true, maxItemSize: limits.pepMaxItemSize, in: stores)
+        }) { changes in
+            ask(changes, by: session)
             return .result()
         }
     }
@@ -77,15 +87,18 @@ public struct BookmarksConversion: ServerFeature {
     private static func legacyNodePublished(_ storage: Element, by session: ClientSession) {
         guard let username = session.username else { return }
         let wanted = conferences(in: storage)
+        let limits = session.server.config.limits
         do {
-            try check(wanted, against: session.server.config.limits)
+            try check(wanted, against: limits)
         } catch {
             session.log.info("the PEP bookmarks of \(username) are not converted: \(error.text ?? "")")
             return
         }
-        session.withStorage({ stores in try Stored(of: username, in: stores) }) { result in
-            guard case .success(let stored) = result else { return }
-            askPEP(toHold: wanted, replacing: stored, mirrorInLegacyNode: false, by: session)
+        session.withStorage({ stores in
+            try Changes(of: username, toHold: wanted, mirroring: false, maxItemSize: limits.pepMaxItemSize, in: stores)
+        }) { result in
+            guard case .success(let changes) = result else { return }
+            ask(changes, by: session)
         }
     }
 
@@ -93,27 +106,59 @@ public struct BookmarksConversion: ServerFeature {
     /// `storage:bookmarks`, if the user has one, gets the new set.
     private static func bookmarksChanged(by session: ClientSession) {
         guard let username = session.username else { return }
-        session.withStorage({ stores in try Stored(of: username, in: stores) }) { result in
-            guard case .success(let stored) = result, stored.hasLegacyNode else { return }
-            publishLegacyNode(legacyStorage(stored.bookmarks), by: session)
+        let maxItemSize = session.server.config.limits.pepMaxItemSize
+        session.withStorage({ stores in
+            try Changes(of: username, toHold: nil, mirroring: true, maxItemSize: maxItemSize, in: stores)
+        }) { result in
+            guard case .success(let changes) = result else { return }
+            ask(changes, by: session)
         }
     }
 
-    /// What the conversions read of a user's PEP nodes.
-    struct Stored: Sendable {
-        /// The items of `urn:xmpp:bookmarks:1`, oldest first.
-        var items: [PEPItem]
-        /// Whether the user has the node `storage:bookmarks`.
-        var hasLegacyNode: Bool
+    /// The conferences among the items of `urn:xmpp:bookmarks:1`, oldest
+    /// first; for a storage job.
+    static func bookmarks(of username: String, in stores: Stores) throws -> [(id: String, payload: Element)] {
+        try stores.pep.items(of: NS.bookmarks, owner: username, ids: nil, limit: nil).reversed().compactMap(parse)
+    }
 
-        init(of username: String, in stores: Stores) throws {
-            items = try stores.pep.items(of: NS.bookmarks, owner: username, ids: nil, limit: nil).reversed()
-            hasLegacyNode = try stores.pep.configuration(of: NS.bookmarksLegacy, owner: username) != nil
+    /// What PEP is to be asked, worked out in a storage job from the
+    /// stored set, so that the event loop neither parses nor compares it.
+    struct Changes: Sendable {
+        /// The items of `urn:xmpp:bookmarks:1` that are new or changed.
+        var publish: [(id: String, payload: Element)] = []
+        /// The ids of the items of `urn:xmpp:bookmarks:1` no longer listed.
+        var retract: [String] = []
+        /// The `<storage/>` for the node `storage:bookmarks`, if it is to
+        /// get one.
+        var legacyNode: LegacyNode?
+
+        enum LegacyNode: Sendable {
+            case publish(Element)
+            /// The set, serialized with this many bytes, is bigger than
+            /// `pep_max_item_size`.
+            case tooBig(bytes: Int)
         }
 
-        /// The conferences among the items.
-        var bookmarks: [(id: String, payload: Element)] {
-            items.compactMap(BookmarksConversion.parse)
+        /// The changes that make `urn:xmpp:bookmarks:1` hold `wanted`
+        /// (nil: what it holds already, which changed) and, with
+        /// `mirroring`, the node `storage:bookmarks` too if the user has
+        /// it and anything changed.
+        init(
+            of username: String, toHold wanted: [(id: String, payload: Element)]?, mirroring: Bool, maxItemSize: Int,
+            in stores: Stores
+        ) throws {
+            if let wanted {
+                let stored = try bookmarks(of: username, in: stores)
+                let current = Dictionary(stored.map { ($0.id, $0.payload) }) { newest, _ in newest }
+                publish = wanted.filter { id, payload in current[id].map(normalized) != payload }
+                let kept = Set(wanted.map(\.id))
+                retract = current.keys.sorted().filter { !kept.contains($0) }
+            }
+            let changed = wanted == nil || !publish.isEmpty || !retract.isEmpty
+            guard mirroring, changed, try stores.pep.configuration(of: NS.bookmarksLegacy, owner: username) != nil else { return }
+            let storage = legacyStorage(try wanted ?? bookmarks(of: username, in: stores))
+            let bytes = StoredStanza.serialize(storage)?.utf8.count ?? .max
+            legacyNode = bytes <= maxItemSize ? .publish(storage) : .tooBig(bytes: bytes)
         }
     }
 
@@ -127,44 +172,47 @@ public struct BookmarksConversion: ServerFeature {
         }
     }
 
-    /// Asks PEP to make `urn:xmpp:bookmarks:1` hold `wanted` instead of
-    /// what `stored` read, and, with `mirrorInLegacyNode`, the node
-    /// `storage:bookmarks` too when anything changed.
-    private static func askPEP(
-        toHold wanted: [(id: String, payload: Element)], replacing stored: Stored, mirrorInLegacyNode: Bool,
-        by session: ClientSession
-    ) {
+    /// Asks PEP for `changes`.
+    private static func ask(_ changes: Changes, by session: ClientSession) {
         guard let owner = session.jid?.bare else { return }
-        let hooks = session.server.hooks
-        // XEP-0402 §5: private, as many items as allowed, no last item sent.
-        let configuration = PEPNodeConfiguration(
-            accessModel: .whitelist, maxItems: session.server.config.limits.pepMaxItems, persistItems: true,
-            lastItemDelivery: .never)
-        let current = Dictionary(stored.bookmarks.map { ($0.id, $0.payload) }) { newest, _ in newest }
-        var changed = false
-        for (id, payload) in wanted where current[id].map(normalized) != payload {
-            let item = Element("item", namespace: NS.pubsub, attributes: ["id": id], children: [.element(payload)])
-            hooks.fire(
-                PEPPublishRequest(owner: owner, node: NS.bookmarks, item: item, configuration: configuration, session: session))
-            changed = true
+        // XEP-0402 §5: as many items as allowed, no last item sent.
+        let maxItems = session.server.config.limits.pepMaxItems
+        for (id, payload) in changes.publish {
+            publish(payload, id: id, to: NS.bookmarks, maxItems: maxItems, lastItemDelivery: .never, by: session)
         }
-        let kept = Set(wanted.map(\.id))
-        for id in current.keys.sorted() where !kept.contains(id) {
-            hooks.fire(PEPRetractRequest(owner: owner, node: NS.bookmarks, itemID: id, session: session))
-            changed = true
+        for id in changes.retract {
+            session.server.hooks.fire(PEPRetractRequest(owner: owner, node: NS.bookmarks, itemID: id, session: session))
         }
-        if changed, mirrorInLegacyNode { publishLegacyNode(legacyStorage(wanted), by: session) }
+        switch changes.legacyNode {
+        case .publish(let storage)?:
+            // XEP-0048 §3: one item.
+            publish(
+                storage, id: "current", to: NS.bookmarksLegacy, maxItems: 1, lastItemDelivery: .onSubscriptionAndPresence,
+                by: session)
+        case .tooBig(let bytes)?:
+            session.log.notice(
+                "the bookmarks of \(owner) (\(bytes) bytes) are too big for the PEP node \(NS.bookmarksLegacy) "
+                    + "(pep_max_item_size), which keeps its previous item")
+        case nil:
+            break
+        }
     }
 
-    /// Asks PEP to publish `storage` as the item `current` of the node
-    /// `storage:bookmarks` (XEP-0048 §3).
-    private static func publishLegacyNode(_ storage: Element, by session: ClientSession) {
+    /// Asks PEP to publish `payload` as item `id` of `node`, a node that
+    /// is private (`whitelist`, XEP-0402 §5, XEP-0048 §3) even if a client
+    /// created it otherwise.
+    private static func publish(
+        _ payload: Element, id: String, to node: String, maxItems: Int,
+        lastItemDelivery: PEPNodeConfiguration.LastItemDelivery, by session: ClientSession
+    ) {
         guard let owner = session.jid?.bare else { return }
-        // XEP-0048 §3 wants the node private as well.
-        let configuration = PEPNodeConfiguration(accessModel: .whitelist, maxItems: 1, persistItems: true)
-        let item = Element("item", namespace: NS.pubsub, attributes: ["id": "current"], children: [.element(storage)])
+        let configuration = PEPNodeConfiguration(
+            accessModel: .whitelist, maxItems: maxItems, persistItems: true, lastItemDelivery: lastItemDelivery)
+        let item = Element("item", namespace: NS.pubsub, attributes: ["id": id], children: [.element(payload)])
         session.server.hooks.fire(
-            PEPPublishRequest(owner: owner, node: NS.bookmarksLegacy, item: item, configuration: configuration, session: session))
+            PEPPublishRequest(
+                owner: owner, node: node, item: item, configuration: configuration, enforcesConfiguration: true,
+                session: session))
     }
 
     // MARK: - Converting

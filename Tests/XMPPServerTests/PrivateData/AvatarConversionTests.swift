@@ -164,6 +164,59 @@ import XMPPTestSupport
         #expect(Self.vCard(of: romeo)?.child("PHOTO") == nil, "an avatar at a URL only")
     }
 
+    @Test(arguments: ["open", "presence", "whitelist"])
+    func anAvatarIsConvertedUnlessItsDataNodeIsWhitelist(accessModel: String) throws {
+        let (server, romeo, _) = try romeoAndJuliet()
+        Self.setVCard(Self.vCardWithoutPhoto, by: romeo)
+        let reply = romeo.publish(
+            "<data xmlns='urn:xmpp:avatar:data'>\(Self.png)</data>", to: NS.avatarData, id: Self.pngHash,
+            options: ["pubsub#access_model": accessModel])
+        #expect(reply?[attribute: "type"] == "result")
+        Self.metadataPublished(Self.metadata, by: romeo, on: server)
+        let hash = Self.vCard(of: romeo).flatMap(AvatarImage.init(vCard:))?.hash
+        #expect(hash == (accessModel == "whitelist" ? nil : Self.pngHash), "the vCard is anyone's to read")
+    }
+
+    @Test(arguments: ["purge", "delete"])
+    func emptyingTheMetadataNodeRemovesThePhoto(operation: String) throws {
+        let (server, romeo, _) = try romeoAndJuliet()
+        Self.setVCard(Self.vCardWithoutPhoto, by: romeo)
+        _ = romeo.publish("<data xmlns='urn:xmpp:avatar:data'>\(Self.png)</data>", to: NS.avatarData, id: Self.pngHash)
+        #expect(romeo.publish(Self.metadata, to: NS.avatarMetadata, id: Self.pngHash)?[attribute: "type"] == "result")
+        Self.metadataPublished(Self.metadata, by: romeo, on: server)
+        #expect(Self.vCard(of: romeo)?.child("PHOTO") != nil)
+        let reply = romeo.request(
+            "<iq type='set' id='empty'><pubsub xmlns='\(NS.pubsubOwner)'><\(operation) node='\(NS.avatarMetadata)'/></pubsub></iq>",
+            id: "empty")
+        #expect(reply?[attribute: "type"] == "result")
+        let session = romeo.session
+        server.context.hooks.fire(
+            PEPItemRetracted(owner: session.jid!.bare, node: NS.avatarMetadata, itemID: Self.pngHash, onBehalf: false, session: session))
+        server.loop.run()
+        let vCard = try #require(Self.vCard(of: romeo))
+        #expect(vCard.child("PHOTO") == nil)
+        #expect(vCard.childText("FN") == "Romeo")
+    }
+
+    @Test func retractingAnOlderMetadataItemKeepsThePhoto() throws {
+        let (_, romeo, _) = try romeoAndJuliet()
+        Self.setVCard(Self.vCardWithoutPhoto, by: romeo)
+        let keepTwo = ["pubsub#max_items": "2"]
+        #expect(romeo.publish("<metadata xmlns='urn:xmpp:avatar:metadata'/>", to: NS.avatarMetadata, id: "old", options: keepTwo)?[attribute: "type"] == "result")
+        _ = romeo.publish("<data xmlns='urn:xmpp:avatar:data'>\(Self.png)</data>", to: NS.avatarData, id: Self.pngHash)
+        #expect(romeo.publish(Self.metadata, to: NS.avatarMetadata, id: Self.pngHash, options: keepTwo)?[attribute: "type"] == "result")
+        #expect(Self.vCard(of: romeo).flatMap(AvatarImage.init(vCard:))?.hash == Self.pngHash)
+        let reply = romeo.request(
+            "<iq type='set' id='retract'><pubsub xmlns='\(NS.pubsub)'><retract node='\(NS.avatarMetadata)'><item id='old'/></retract></pubsub></iq>",
+            id: "retract")
+        #expect(reply?[attribute: "type"] == "result")
+        #expect(Self.vCard(of: romeo).flatMap(AvatarImage.init(vCard:))?.hash == Self.pngHash, "the newest item is still the avatar")
+        _ = romeo.request(
+            "<iq type='set' id='retract'><pubsub xmlns='\(NS.pubsub)'><retract node='\(NS.avatarMetadata)'><item id='\(Self.pngHash)'/></retract></pubsub></iq>",
+            id: "retract")
+        #expect(Self.vCard(of: romeo)?.child("PHOTO") == nil, "no item left")
+    }
+
     // MARK: - XEP-0153 in presence
 
     /// The `<photo/>` of the `vcard-temp:x:update` in the presence `client` receives from `from`.

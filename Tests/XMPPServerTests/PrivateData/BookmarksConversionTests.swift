@@ -80,8 +80,8 @@ import XMPPTestSupport
             accessModel: .whitelist, maxItems: maxItems, persistItems: true, lastItemDelivery: .never)
         #expect(
             recorder.take() == [
-                .publish(node: NS.bookmarks, item: Self.item("theplay@conference.shakespeare.lit", Self.theplay), configuration: configuration),
-                .publish(node: NS.bookmarks, item: Self.item("orchard@conference.shakespeare.lit", Self.orchard), configuration: configuration),
+                .publish(node: NS.bookmarks, item: Self.item("theplay@conference.shakespeare.lit", Self.theplay), configuration: configuration, enforced: true),
+                .publish(node: NS.bookmarks, item: Self.item("orchard@conference.shakespeare.lit", Self.orchard), configuration: configuration, enforced: true),
             ])
         #expect(
             romeo.privateStorage("get", "<exodus xmlns='exodus:prefs'/>")?.privateElement
@@ -99,7 +99,7 @@ import XMPPTestSupport
         #expect(romeo.privateStorage("set", changed)?[attribute: "type"] == "result")
         let requests = recorder.take()
         #expect(requests.count == 2)
-        guard case .publish(let node, let item, _)? = requests.first else {
+        guard case .publish(let node, let item, _, _)? = requests.first else {
             Issue.record("no publish: \(requests)")
             return
         }
@@ -138,7 +138,7 @@ import XMPPTestSupport
         Self.published(Self.legacy, id: "current", to: NS.bookmarksLegacy, by: romeo, on: server)
         let requests = recorder.take()
         #expect(requests.count == 2, "the two conferences, and nothing back to storage:bookmarks")
-        #expect(requests.allSatisfy { if case .publish(NS.bookmarks, _, _) = $0 { true } else { false } })
+        #expect(requests.allSatisfy { if case .publish(NS.bookmarks, _, _, _) = $0 { true } else { false } })
     }
 
     @Test func theLegacyPEPNodeFollowsTheSetOnlyForUsersWhoHaveIt() throws {
@@ -155,7 +155,7 @@ import XMPPTestSupport
         let expected = Element("item", namespace: NS.pubsub, attributes: ["id": "current"], children: [.element(storage)])
         let requests = recorder.take()
         #expect(requests.count == 1)
-        guard case .publish(let node, let item, _)? = requests.first else { return }
+        guard case .publish(let node, let item, _, _)? = requests.first else { return }
         #expect(node == NS.bookmarksLegacy)
         #expect(item == expected)
     }
@@ -167,9 +167,107 @@ import XMPPTestSupport
         #expect(romeo.privateStorage("set", Self.legacy)?[attribute: "type"] == "result")
         let requests = recorder.take()
         #expect(requests.count == 3)
-        guard case .publish(let node, let item, _)? = requests.last else { return }
+        guard case .publish(let node, let item, _, _)? = requests.last else { return }
         #expect(node == NS.bookmarksLegacy)
         #expect(item.elements.first == BookmarksConversion.legacyStorage(BookmarksConversion.conferences(in: parsedElement(Self.legacy))))
+    }
+
+    @Test func everyBookmarksPublishAsksForAWhitelistNodeAndEnforcesIt() throws {
+        let recorder = PEPRequestRecorder()
+        let (server, romeo, _) = try romeoAndJuliet(extraFeatures: [recorder])
+        // A client created storage:bookmarks with the default (presence) access model.
+        #expect(romeo.publish("<storage xmlns='storage:bookmarks'/>", to: NS.bookmarksLegacy, id: "current")?[attribute: "type"] == "result")
+        #expect(romeo.privateStorage("set", Self.legacy)?[attribute: "type"] == "result")
+        Self.published(Self.orchard, id: "orchard@conference.shakespeare.lit", to: NS.bookmarks, by: romeo, on: server)
+        let only = "<storage xmlns='storage:bookmarks'><conference jid='new@conference.shakespeare.lit'/></storage>"
+        Self.published(only, id: "current", to: NS.bookmarksLegacy, by: romeo, on: server)
+        let publishes = recorder.take().compactMap { request -> (String, PEPNodeConfiguration, Bool)? in
+            guard case .publish(let node, _, let configuration, let enforced) = request else { return nil }
+            return (node, configuration, enforced)
+        }
+        #expect(publishes.map(\.0) == [NS.bookmarks, NS.bookmarks, NS.bookmarksLegacy, NS.bookmarksLegacy, NS.bookmarks])
+        for (node, configuration, enforced) in publishes {
+            #expect(configuration.accessModel == .whitelist, "\(node)")
+            #expect(enforced, "\(node) is made whitelist even if a client created it otherwise")
+        }
+    }
+
+    @Test func aSetTooBigForTheLegacyPEPNodeIsNotMirroredAndSaysSo() throws {
+        let storage = BookmarksConversion.legacyStorage(BookmarksConversion.conferences(in: parsedElement(Self.legacy)))
+        var config = ServerConfig()
+        config.limits.pepMaxItemSize = try #require(StoredStanza.serialize(storage)).utf8.count - 1
+        let recorder = PEPRequestRecorder()
+        let (server, romeo, _) = try romeoAndJuliet(config: config, extraFeatures: [recorder])
+        #expect(romeo.publish("<storage xmlns='storage:bookmarks'/>", to: NS.bookmarksLegacy, id: "current")?[attribute: "type"] == "result")
+        #expect(romeo.privateStorage("set", Self.legacy)?[attribute: "type"] == "result")
+        let requests = recorder.take()
+        #expect(requests.count == 2, "the two conferences, to urn:xmpp:bookmarks:1 only: \(requests)")
+        #expect(requests.allSatisfy { if case .publish(NS.bookmarks, _, _, _) = $0 { true } else { false } })
+        #expect(server.logLines.lines.contains { $0.hasPrefix("notice") && $0.contains("pep_max_item_size") })
+        Self.published(Self.orchard, id: "orchard@conference.shakespeare.lit", to: NS.bookmarks, by: romeo, on: server)
+        #expect(recorder.take().isEmpty, "the set PEP now holds is as big")
+    }
+
+    @Test func theChangesAreWorkedOutInTheStorageJob() throws {
+        let (server, romeo, _) = try romeoAndJuliet()
+        #expect(romeo.publish("<storage xmlns='storage:bookmarks'/>", to: NS.bookmarksLegacy, id: "current")?[attribute: "type"] == "result")
+        Self.publishBookmark(Self.theplay, id: "theplay@conference.shakespeare.lit", by: romeo)
+        Self.publishBookmark("<conference xmlns='urn:xmpp:bookmarks:1'/>", id: "gone@conference.shakespeare.lit", by: romeo)
+        _ = romeo.receive()
+        let wanted = BookmarksConversion.conferences(in: parsedElement(Self.legacy))
+        var outcome: Result<BookmarksConversion.Changes, any Error>?
+        server.context.storage.run(on: server.loop, { stores in
+            try BookmarksConversion.Changes(of: "romeo", toHold: wanted, mirroring: true, maxItemSize: .max, in: stores)
+        }) { outcome = $0 }
+        server.loop.run()
+        let changes = try #require(try outcome?.get())
+        #expect(changes.publish.map(\.id) == ["orchard@conference.shakespeare.lit"], "theplay is unchanged")
+        #expect(changes.retract == ["gone@conference.shakespeare.lit"])
+        guard case .publish(let storage)? = changes.legacyNode else {
+            Issue.record("storage:bookmarks is not mirrored")
+            return
+        }
+        #expect(storage == BookmarksConversion.legacyStorage(wanted))
+    }
+
+    // MARK: - PEP emptied a node: one PEPItemRetracted per item, fired by hand
+
+    @Test(arguments: ["purge", "delete"])
+    func emptyingTheXEP0402NodeEmptiesTheLegacyOne(operation: String) throws {
+        let recorder = PEPRequestRecorder()
+        let (server, romeo, _) = try romeoAndJuliet(extraFeatures: [recorder])
+        Self.publishBookmark(Self.theplay, id: "theplay@conference.shakespeare.lit", by: romeo)
+        Self.publishBookmark(Self.orchard, id: "orchard@conference.shakespeare.lit", by: romeo)
+        let storage = BookmarksConversion.legacyStorage(BookmarksConversion.conferences(in: parsedElement(Self.legacy)))
+        #expect(romeo.publish(storage.xml, to: NS.bookmarksLegacy, id: "current")?[attribute: "type"] == "result")
+        let reply = romeo.request(
+            "<iq type='set' id='empty'><pubsub xmlns='\(NS.pubsubOwner)'><\(operation) node='\(NS.bookmarks)'/></pubsub></iq>",
+            id: "empty")
+        #expect(reply?[attribute: "type"] == "result")
+        _ = romeo.receive()
+        _ = recorder.take()
+        let session = romeo.session
+        for id in ["theplay@conference.shakespeare.lit", "orchard@conference.shakespeare.lit"] {
+            server.context.hooks.fire(
+                PEPItemRetracted(owner: session.jid!.bare, node: NS.bookmarks, itemID: id, onBehalf: false, session: session))
+        }
+        server.loop.run()
+        _ = romeo.receive()
+        let empty = Element("storage", namespace: NS.bookmarksLegacy)
+        let requests = recorder.take()
+        #expect(requests.count == 2)
+        for request in requests {
+            guard case .publish(let node, let item, _, _) = request else {
+                Issue.record("not a publish: \(request)")
+                continue
+            }
+            #expect(node == NS.bookmarksLegacy)
+            #expect(item.elements.first == empty)
+        }
+        let legacy = romeo.items(of: NS.bookmarksLegacy, at: "romeo@localhost")?.child("pubsub", namespace: NS.pubsub)?
+            .child("items", namespace: NS.pubsub)?.elements.first?.elements.first
+        #expect(legacy == empty)
+        #expect(romeo.privateStorage("get", "<storage xmlns='storage:bookmarks'/>")?.privateElement == empty)
     }
 
     // MARK: - Through the server, PEP's part real

@@ -12,7 +12,7 @@ final class PEPRequestRecorder: ServerFeature, @unchecked Sendable {
 
     /// One request, as PEP got it.
     enum Request: Equatable {
-        case publish(node: String, item: Element, configuration: PEPNodeConfiguration)
+        case publish(node: String, item: Element, configuration: PEPNodeConfiguration, enforced: Bool = false)
         case retract(node: String, id: String)
     }
 
@@ -20,7 +20,10 @@ final class PEPRequestRecorder: ServerFeature, @unchecked Sendable {
 
     func install(_ hooks: Hooks) {
         hooks.on(PEPPublishRequest.self) { request in
-            self.requests.append(.publish(node: request.node, item: request.item, configuration: request.configuration))
+            self.requests.append(
+                .publish(
+                    node: request.node, item: request.item, configuration: request.configuration,
+                    enforced: request.enforcesConfiguration))
         }
         hooks.on(PEPRetractRequest.self) { request in
             self.requests.append(.retract(node: request.node, id: request.itemID))

@@ -12,9 +12,11 @@ import XMPPStorage
 /// | sets a vCard with a new photo              | asks PEP to publish it to `urn:xmpp:avatar:data` (item id: the SHA-1 hex) and its `<info/>` to `urn:xmpp:avatar:metadata` (§3.2) |
 /// | sets a vCard without photo, having had one, or with one too big for PEP | asks PEP to publish empty metadata (XEP-0084 §4.6) and retract the old data |
 /// | publishes metadata whose first `<info/>` without `url` names an item of the data node | writes that image into the vCard's `<PHOTO/>`, keeping the other fields (§3.1) |
-/// | publishes empty metadata, or retracts it   | removes the vCard's `<PHOTO/>`              |
+/// | publishes empty metadata, or retracts the last item (PEP retracts each one of a node it purges or deletes) | removes the vCard's `<PHOTO/>`; while items are left, the newest one stays the avatar |
 ///
-/// Not converted: data whose SHA-1 is not its id, a photo bigger than
+/// Not converted: an avatar whose data node is `whitelist` (the vCard is
+/// anyone's to read, XEP-0054; XEP-0398 §6; `open` and `presence` ones
+/// are), data whose SHA-1 is not its id, a photo bigger than
 /// `pep_max_item_size` as base64 (logged), a vCard that the photo would
 /// make bigger than `vcard_max_size`, and the PEP changes this feature
 /// asked for itself (`onBehalf`).
@@ -35,7 +37,7 @@ public struct AvatarConversion: ServerFeature {
         }
         hooks.on(PEPItemRetracted.self) { event in
             guard event.node == NS.avatarMetadata, !event.onBehalf else { return }
-            self.metadataPublished(nil, by: event.session)
+            self.metadataRetracted(by: event.session)
         }
         installPresenceUpdate(hooks)
     }
@@ -80,23 +82,35 @@ public struct AvatarConversion: ServerFeature {
     // MARK: - PEP to vCard (§3.1)
 
     /// Writes the avatar that `metadata` announces into the vCard of the
-    /// session's user; no metadata, or one without `<info/>`, removes the
-    /// photo.
-    private func metadataPublished(_ metadata: Element?, by session: ClientSession) {
-        guard let username = session.username, let owner = session.jid?.bare else { return }
-        let infos = metadata?.elements.filter { $0.name == "info" && $0.namespace == NS.avatarMetadata } ?? []
-        var info: Element?
-        if !infos.isEmpty {
-            // §3.1: the first image stored here, not at an external URL;
-            // an avatar only at URLs cannot go into the vCard.
-            info = infos.first { $0[attribute: "url"] == nil }
-            guard info?[attribute: "id"] != nil else { return }
+    /// session's user; one without `<info/>` removes the photo.
+    private func metadataPublished(_ metadata: Element, by session: ClientSession) {
+        guard let photo = Self.photo(announcedBy: metadata) else { return }
+        convert(by: session) { _, _ in photo }
+    }
+
+    /// An item of the metadata node was retracted (by the owner, or for
+    /// each item when PEP purged or deleted the node): the newest item
+    /// left, if any, announces the avatar; none removes the photo.
+    private func metadataRetracted(by session: ClientSession) {
+        convert(by: session) { username, stores in
+            let newest = try stores.pep.items(of: NS.avatarMetadata, owner: username, ids: nil, limit: 1).first
+                .flatMap { StoredStanza.parse($0.payload) }
+            let metadata = newest.flatMap { $0.name == "metadata" && $0.namespace == NS.avatarMetadata ? $0 : nil }
+            return Self.photo(announcedBy: metadata)
         }
-        let (id, type) = (info?[attribute: "id"], info?[attribute: "type"])
+    }
+
+    /// Writes the photo that `find` returns in a storage job (given the
+    /// username) into the vCard of the session's user; nil changes nothing.
+    private func convert(
+        by session: ClientSession, _ find: @escaping @Sendable (String, Stores) throws -> (id: String?, type: String?)?
+    ) {
+        guard let username = session.username, let owner = session.jid?.bare else { return }
         let maxVCardSize = session.server.config.limits.maxVCardSize
         session.withStorage({ stores in
-            try stores.inTransaction {
-                try Self.writePhoto(id: id, type: type, of: username, maxVCardSize: maxVCardSize, in: stores)
+            try stores.inTransaction { () throws -> String? in
+                guard let photo = try find(username, stores) else { return nil }
+                return try Self.writePhoto(id: photo.id, type: photo.type, of: username, maxVCardSize: maxVCardSize, in: stores)
             }
         }) { result in
             switch result {
@@ -105,6 +119,17 @@ public struct AvatarConversion: ServerFeature {
             case .failure(let error): session.log.error("converting the PEP avatar of \(username) failed: \(error)")
             }
         }
+    }
+
+    /// The image `metadata` announces for the vCard (§3.1): the first
+    /// `<info/>` stored here, not at an external URL; `id` nil for no
+    /// metadata or one without `<info/>`. Nil for an avatar only at URLs,
+    /// which cannot go into the vCard.
+    private static func photo(announcedBy metadata: Element?) -> (id: String?, type: String?)? {
+        let infos = metadata?.elements.filter { $0.name == "info" && $0.namespace == NS.avatarMetadata } ?? []
+        guard !infos.isEmpty else { return (nil, nil) }
+        guard let info = infos.first(where: { $0[attribute: "url"] == nil }), let id = info[attribute: "id"] else { return nil }
+        return (id, info[attribute: "type"])
     }
 
     /// Puts the data item `id` into the vCard of `username` as its photo, or
@@ -119,7 +144,9 @@ public struct AvatarConversion: ServerFeature {
     ) throws -> String? {
         var photo: AvatarImage?
         if let id {
-            guard let item = try stores.pep.items(of: NS.avatarData, owner: username, ids: [id], limit: 1).first,
+            // §6: an avatar the user shows only to some would be shown to all.
+            guard try stores.pep.configuration(of: NS.avatarData, owner: username)?.accessModel != .whitelist,
+                let item = try stores.pep.items(of: NS.avatarData, owner: username, ids: [id], limit: 1).first,
                 let data = StoredStanza.parse(item.payload), data.name == "data", data.namespace == NS.avatarData,
                 let bytes = AvatarImage.decode(data.text)
             else { return nil }
