@@ -153,6 +153,23 @@ public struct PEP: ServerFeature {
         return node
     }
 
+    /// Throws `not-acceptable` when `value` (a node name, an item id, a
+    /// title) is longer than `pep_max_name_size` bytes: nodes and items
+    /// are stored and listed by them.
+    static func checkSize(_ value: String, of what: String, limits: ServerConfig.Limits) throws(StanzaError) {
+        guard value.utf8.count <= limits.pepMaxNameSize else {
+            throw StanzaError(.notAcceptable, text: "\(what) is at most \(limits.pepMaxNameSize) bytes")
+        }
+    }
+
+    /// `configuration` with `max_items` at most `pep_max_items`: a node
+    /// keeps no more once the limit is lowered.
+    static func clamped(_ configuration: PEPNodeConfiguration, limits: ServerConfig.Limits) -> PEPNodeConfiguration {
+        var clamped = configuration
+        clamped.maxItems = min(configuration.maxItems, limits.pepMaxItems)
+        return clamped
+    }
+
     /// An error with the XEP-0060 application condition `condition` (in
     /// `pubsub#errors`).
     static func error(
