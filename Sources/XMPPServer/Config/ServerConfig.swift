@@ -228,7 +228,9 @@ public struct ServerConfig: Sendable, Equatable {
         /// refused: `conflict` + `<precondition-not-met/>` in
         /// publish-options, `not-acceptable` in a configuration form.
         /// Bookmarks (XEP-0402) keep one item per room, and clients ask
-        /// for 255 or `max`. `pepMaxItemSize` bounds each item's size. Key
+        /// for 255 or `max`. `pepMaxItemSize` bounds each item's size. It
+        /// also bounds the items one `<items/>` answers (the newest), and
+        /// lowering it lowers the nodes that keep more. Key
         /// `pep_max_items`, default 256, from 1 to 10000.
         public var pepMaxItems = 256
         /// Most personal eventing nodes one user may have (XEP-0163; OMEMO

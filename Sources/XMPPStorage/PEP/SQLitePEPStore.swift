@@ -2,9 +2,12 @@ import SQLiteKit
 
 /// A `PEPStore` in the tables `pep_nodes`, `pep_items` and
 /// `pep_subscriptions` (migrations `0010-pep`, `0013-pep-configuration`,
-/// `0014-pep-subscriptions`): a row per node, unique by `(account_id, name)`, and a row
-/// per item whose rowid `sequence` orders the items of a node by
-/// publication, newest last.
+/// `0014-pep-subscriptions`): a row per node, unique by `(account_id,
+/// name)`; a row per item whose rowid `sequence` orders the items of a
+/// node by their last publication, newest last; a row per subscription,
+/// unique by node, subscribing account and resource (empty for the bare
+/// JID). Counts and sums (`storedBytes`, `subscriptionCount`) are single
+/// statements over the account's rows, through the tables' indexes.
 public final class SQLitePEPStore: PEPStore {
     private let database: Database
 

@@ -43,7 +43,7 @@ final class EntityCapsTracker: Sendable {
         /// whose last items each service sends.
         var added: Set<String>
         /// The services that asked too and still await their answers.
-        var awaiting: Set<JID> = []
+        var awaiting: Set<JID>
     }
 
     private struct Resource {

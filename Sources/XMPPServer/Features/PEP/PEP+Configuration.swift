@@ -111,7 +111,9 @@ extension PEP {
 
         /// Throws `conflict` + `<precondition-not-met/>` unless a node
         /// configured so meets these fields as preconditions (XEP-0060
-        /// §7.1.5), naming the first that differs.
+        /// §7.1.5), naming the first that differs. `configuration` comes
+        /// clamped to `pep_max_items`, so `max` (the limit) holds for a node
+        /// at or above it.
         func checkMet(by configuration: PEPNodeConfiguration) throws(StanzaError) {
             let differing: [(String, Bool)] = [
                 ("access_model", accessModel.map { $0 != configuration.accessModel } ?? false),
