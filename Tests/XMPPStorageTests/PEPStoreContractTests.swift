@@ -78,11 +78,47 @@ import XMPPCore
         for id in ["1", "2"] { _ = try pep.publish(Self.item(id), to: "b-node", of: "romeo") }
         _ = try pep.publish(Self.item("3"), to: "a-node", of: "romeo")
         #expect(
-            try pep.lastItems(of: "romeo") == [
+            try pep.lastItems(of: "romeo", nodes: nil) == [
                 PEPLastItem(node: "a-node", configuration: PEPNodeConfiguration(), item: Self.item("3")),
                 PEPLastItem(node: "b-node", configuration: open, item: Self.item("2")),
             ])
-        #expect(try pep.lastItems(of: "nobody").isEmpty)
+        #expect(try pep.lastItems(of: "nobody", nodes: nil).isEmpty)
+        #expect(try pep.lastItems(of: "romeo", nodes: ["b-node", "empty", "none"]).map(\.node) == ["b-node"], "only the nodes named")
+        #expect(try pep.lastItems(of: "romeo", nodes: []).isEmpty)
+    }
+
+    @Test(arguments: StoresKind.allCases)
+    func itemIDsAndStoredBytesCoverEveryNodeOfTheAccount(kind: StoresKind) throws {
+        let pep = try kind.makeStores(withAccounts: "romeo", "juliet").pep
+        for user in ["romeo", "juliet"] {
+            try pep.setNode("a", of: user, configuration: PEPNodeConfiguration(maxItems: 5))
+        }
+        try pep.setNode("b", of: "romeo", configuration: PEPNodeConfiguration())
+        let accented = PEPItem(id: "3", payload: "<x xmlns='urn:x'>\u{E9}</x>")
+        for id in ["1", "2"] { _ = try pep.publish(Self.item(id), to: "a", of: "romeo") }
+        _ = try pep.publish(accented, to: "b", of: "romeo")
+        _ = try pep.publish(Self.item("9"), to: "a", of: "juliet")
+        #expect(try pep.itemIDs(of: "a", owner: "romeo") == ["2", "1"])
+        #expect(try pep.itemIDs(of: "none", owner: "romeo").isEmpty)
+        let expected = Self.item("1").payload.utf8.count + Self.item("2").payload.utf8.count + accented.payload.utf8.count
+        #expect(try pep.storedBytes(of: "romeo") == expected, "UTF-8 bytes, the account's own nodes")
+        #expect(try pep.storedBytes(of: "nobody") == 0)
+    }
+
+    @Test(arguments: StoresKind.allCases)
+    func subscriptionCountCountsOthersNodesAndEachResource(kind: StoresKind) throws {
+        let pep = try kind.makeStores(withAccounts: "romeo", "juliet", "mercutio").pep
+        for owner in ["romeo", "juliet", "mercutio"] {
+            try pep.setNode(Self.node, of: owner, configuration: PEPNodeConfiguration(accessModel: .open))
+        }
+        _ = try pep.subscribe(PEPSubscriber(username: "mercutio"), to: Self.node, of: "romeo")
+        _ = try pep.subscribe(PEPSubscriber(username: "mercutio", resource: "street"), to: Self.node, of: "romeo")
+        _ = try pep.subscribe(PEPSubscriber(username: "mercutio"), to: Self.node, of: "juliet")
+        _ = try pep.subscribe(PEPSubscriber(username: "mercutio"), to: Self.node, of: "mercutio")
+        _ = try pep.subscribe(PEPSubscriber(username: "juliet"), to: Self.node, of: "romeo")
+        #expect(try pep.subscriptionCount(of: "mercutio") == 3, "not to its own node")
+        #expect(try pep.subscriptionCount(of: "juliet") == 1)
+        #expect(try pep.subscriptionCount(of: "nobody") == 0)
     }
 
     @Test(arguments: StoresKind.allCases)
@@ -116,7 +152,7 @@ import XMPPCore
         #expect(try stores.accounts.deleteAccount("romeo"))
         #expect(try stores.accounts.createAccount("romeo", credentials: sampleCredentialPair()))
         #expect(try stores.pep.configuration(of: Self.node, owner: "romeo") == nil, "a new account starts without nodes")
-        #expect(try stores.pep.lastItems(of: "romeo").isEmpty)
+        #expect(try stores.pep.lastItems(of: "romeo", nodes: nil).isEmpty)
         #expect(try stores.pep.items(of: Self.node, owner: "juliet", ids: nil, limit: nil) == [Self.item("juliet")])
         if let database = stores.database {
             #expect(try database.withCachedStatement("SELECT count(*) FROM pep_items") { statement in
@@ -137,7 +173,7 @@ import XMPPCore
         let item = PEPItem(id: "room@muc", payload: "<conference xmlns='urn:xmpp:bookmarks:1'/>", published: 1_700_000_000_123)
         _ = try pep.publish(item, to: "urn:xmpp:bookmarks:1", of: "romeo")
         #expect(try pep.items(of: "urn:xmpp:bookmarks:1", owner: "romeo", ids: nil, limit: nil) == [item])
-        #expect(try pep.lastItems(of: "romeo") == [PEPLastItem(node: "urn:xmpp:bookmarks:1", configuration: bookmarks, item: item)])
+        #expect(try pep.lastItems(of: "romeo", nodes: nil) == [PEPLastItem(node: "urn:xmpp:bookmarks:1", configuration: bookmarks, item: item)])
         let onSubscription = PEPNodeConfiguration(lastItemDelivery: .onSubscription, itemReply: .owner)
         try pep.setNode("urn:xmpp:bookmarks:1", of: "romeo", configuration: onSubscription)
         #expect(try pep.configuration(of: "urn:xmpp:bookmarks:1", owner: "romeo") == onSubscription)

@@ -228,7 +228,9 @@ public struct ServerConfig: Sendable, Equatable {
         /// refused: `conflict` + `<precondition-not-met/>` in
         /// publish-options, `not-acceptable` in a configuration form.
         /// Bookmarks (XEP-0402) keep one item per room, and clients ask
-        /// for 255 or `max`. `pepMaxItemSize` bounds each item's size. Key
+        /// for 255 or `max`. `pepMaxItemSize` bounds each item's size. It
+        /// also bounds the items one `<items/>` answers (the newest), and
+        /// lowering it lowers the nodes that keep more. Key
         /// `pep_max_items`, default 256, from 1 to 10000.
         public var pepMaxItems = 256
         /// Most personal eventing nodes one user may have (XEP-0163; OMEMO
@@ -245,12 +247,31 @@ public struct ServerConfig: Sendable, Equatable {
         /// from 1KiB to 64MiB.
         public var pepMaxItemSize = 256 << 10
         /// Most explicit subscriptions (XEP-0060 §6.1) one personal eventing
-        /// node keeps, besides the contacts who get its events through
-        /// presence; one more gets `policy-violation` (XEP-0060 §6.1.3.7's
-        /// `too-many-subscriptions` is per subscriber, this per node). Each
-        /// publication goes to every subscriber. Key `pep_max_subscribers`,
-        /// default 1000, from 1 to 100000.
+        /// node keeps, contacts' included, besides the contacts who get its
+        /// events through presence alone; one more gets `policy-violation`.
+        /// Each publication goes to every subscriber. Key
+        /// `pep_max_subscribers`, default 1000, from 1 to 100000.
         public var pepMaxSubscribers = 1000
+        /// Most explicit subscriptions one user may hold to other users'
+        /// personal eventing nodes, each subscribed resource counted; one
+        /// more gets `policy-violation` + `<too-many-subscriptions/>`
+        /// (XEP-0060 §6.1.3.7). Clients subscribe to a few nodes of each
+        /// correspondent (an OMEMO device list, say), so the default leaves
+        /// room for hundreds of them while bounding the rows one account
+        /// adds. Key `pep_max_subscriptions`, default 1000, from 1 to 100000.
+        public var pepMaxSubscriptions = 1000
+        /// Most bytes the stored personal eventing items of one user may
+        /// take, payloads summed as serialized; a publish beyond it gets
+        /// `resource-constraint` (the items an item of the same id
+        /// replaces do not count, the older ones `max_items` would drop
+        /// do). The default holds forty items of `pepMaxItemSize`, far more
+        /// than avatars, OMEMO bundles and bookmarks take. Key `pep_quota`,
+        /// default 10MiB, from 1KiB to 1GiB.
+        public var pepQuota = 10 << 20
+        /// Longest personal eventing node name, item id and `pubsub#title`,
+        /// in UTF-8 bytes; a longer one gets `not-acceptable`. Key
+        /// `pep_max_name_size`, default 1KiB, from 64 bytes to 64KiB.
+        public var pepMaxNameSize = 1 << 10
         /// Most items in one user's roster (RFC 6121 §2); adding one beyond
         /// it gets `policy-violation`. The roster is read on every broadcast
         /// presence. Key `roster_max_items`, default 2000, from 1 to 100000.

@@ -111,12 +111,35 @@ public final class InMemoryPEPStore: PEPStore, AccountScopedStore {
         nodes[username]?[Array(node.utf8)]?.subscribers ?? []
     }
 
-    public func lastItems(of username: String) -> [PEPLastItem] {
-        (nodes[username] ?? [:]).sorted { $0.key.lexicographicallyPrecedes($1.key) }.compactMap { name, node in
-            node.items.last.map {
+    public func lastItems(of username: String, nodes names: [String]?) -> [PEPLastItem] {
+        let wanted = names.map { Set($0.map { Array($0.utf8) }) }
+        return (nodes[username] ?? [:]).sorted { $0.key.lexicographicallyPrecedes($1.key) }.compactMap { name, node in
+            guard wanted?.contains(name) ?? true else { return nil }
+            return node.items.last.map {
                 PEPLastItem(node: String(decoding: name, as: UTF8.self), configuration: node.configuration, item: $0)
             }
         }
+    }
+
+    public func itemIDs(of node: String, owner username: String) -> [String] {
+        (nodes[username]?[Array(node.utf8)]?.items ?? []).reversed().map(\.id)
+    }
+
+    public func storedBytes(of username: String) -> Int {
+        (nodes[username] ?? [:]).values.reduce(0) { total, node in
+            node.items.reduce(total) { $0 + $1.payload.utf8.count }
+        }
+    }
+
+    public func subscriptionCount(of subscriber: String) -> Int {
+        let isSubscriber = { (other: PEPSubscriber) in other.username.utf8.elementsEqual(subscriber.utf8) }
+        var count = 0
+        // `updateEach` is the only walk over every account; it changes nothing here.
+        nodes.updateEach { owned in
+            for node in owned.values { count += node.subscribers.count(where: isSubscriber) }
+        }
+        let own = (nodes[subscriber] ?? [:]).values.reduce(0) { $0 + $1.subscribers.count(where: isSubscriber) }
+        return count - own
     }
 
     func removeAll(of username: String) {

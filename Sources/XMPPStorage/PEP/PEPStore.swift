@@ -210,8 +210,20 @@ public protocol PEPStore: AnyObject {
     func subscribers(of node: String, owner username: String) throws -> [PEPSubscriber]
 
     /// The newest item of each node of `username` that has one, sorted by
-    /// node name.
-    func lastItems(of username: String) throws -> [PEPLastItem]
+    /// node name: of the nodes named in `nodes`, or of all when nil.
+    func lastItems(of username: String, nodes: [String]?) throws -> [PEPLastItem]
+
+    /// The ids of the items of the node `node` of `username`, newest
+    /// first; empty when the node does not exist.
+    func itemIDs(of node: String, owner username: String) throws -> [String]
+
+    /// How many bytes the stored payloads of every node of `username`
+    /// take, counted in UTF-8 (0 for an unknown account).
+    func storedBytes(of username: String) throws -> Int
+
+    /// How many subscriptions `subscriber` holds, every resource counted,
+    /// to the nodes of other accounts than its own.
+    func subscriptionCount(of subscriber: String) throws -> Int
 
     /// How many nodes `username` has (0 for an unknown account).
     func nodeCount(of username: String) throws -> Int

@@ -2,9 +2,12 @@ import SQLiteKit
 
 /// A `PEPStore` in the tables `pep_nodes`, `pep_items` and
 /// `pep_subscriptions` (migrations `0010-pep`, `0013-pep-configuration`,
-/// `0014-pep-subscriptions`): a row per node, unique by `(account_id, name)`, and a row
-/// per item whose rowid `sequence` orders the items of a node by
-/// publication, newest last.
+/// `0014-pep-subscriptions`): a row per node, unique by `(account_id,
+/// name)`; a row per item whose rowid `sequence` orders the items of a
+/// node by their last publication, newest last; a row per subscription,
+/// unique by node, subscribing account and resource (empty for the bare
+/// JID). Counts and sums (`storedBytes`, `subscriptionCount`) are single
+/// statements over the account's rows, through the tables' indexes.
 public final class SQLitePEPStore: PEPStore {
     private let database: Database
 
@@ -157,23 +160,19 @@ public final class SQLitePEPStore: PEPStore {
     }
 
     public func nodeCount(of username: String) throws -> Int {
-        let sql = "SELECT count(*) FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id WHERE a.username = ?"
-        return try database.withCachedStatement(sql) { statement in
-            try statement.bind(username)
-            _ = try statement.step()
-            return statement.int(at: 0)
-        }
+        try count("SELECT count(*) FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id WHERE a.username = ?", username)
     }
 
-    public func lastItems(of username: String) throws -> [PEPLastItem] {
+    public func lastItems(of username: String, nodes: [String]?) throws -> [PEPLastItem] {
+        // The names arrive as a JSON array, or NULL for all nodes.
         let sql = """
             SELECT n.name, \(Self.columns("n.")), i.item_id, i.payload, i.published
             FROM pep_nodes AS n JOIN accounts AS a ON a.id = n.account_id
             JOIN pep_items AS i ON i.sequence = (SELECT max(sequence) FROM pep_items WHERE node_id = n.id)
-            WHERE a.username = ? ORDER BY n.name
+            WHERE a.username = ?1 AND (?2 IS NULL OR n.name IN (SELECT value FROM json_each(?2))) ORDER BY n.name
             """
         return try database.withCachedStatement(sql) { statement in
-            try statement.bind(username)
+            try statement.bind(username, try nodes.map(JSONText.array))
             var items: [PEPLastItem] = []
             while try statement.step() {
                 items.append(
@@ -185,6 +184,46 @@ public final class SQLitePEPStore: PEPStore {
                             published: statement.int(at: Self.columnCount + 3))))
             }
             return items
+        }
+    }
+
+    public func itemIDs(of node: String, owner username: String) throws -> [String] {
+        let sql = """
+            SELECT i.item_id FROM pep_items AS i
+            JOIN pep_nodes AS n ON n.id = i.node_id JOIN accounts AS a ON a.id = n.account_id
+            WHERE a.username = ? AND n.name = ? ORDER BY i.sequence DESC
+            """
+        return try database.withCachedStatement(sql) { statement in
+            try statement.bind(username, node)
+            var ids: [String] = []
+            while try statement.step() { ids.append(statement.string(at: 0) ?? "") }
+            return ids
+        }
+    }
+
+    public func storedBytes(of username: String) throws -> Int {
+        try count(
+            """
+            SELECT coalesce(sum(length(CAST(i.payload AS BLOB))), 0) FROM pep_items AS i
+            JOIN pep_nodes AS n ON n.id = i.node_id JOIN accounts AS a ON a.id = n.account_id
+            WHERE a.username = ?
+            """, username)
+    }
+
+    public func subscriptionCount(of subscriber: String) throws -> Int {
+        try count(
+            """
+            SELECT count(*) FROM pep_subscriptions AS s JOIN pep_nodes AS n ON n.id = s.node_id
+            WHERE s.subscriber_id = (SELECT id FROM accounts WHERE username = ?) AND n.account_id != s.subscriber_id
+            """, subscriber)
+    }
+
+    /// The single integer `sql` selects for `username`.
+    private func count(_ sql: String, _ username: String) throws -> Int {
+        try database.withCachedStatement(sql) { statement in
+            try statement.bind(username)
+            _ = try statement.step()
+            return statement.int(at: 0)
         }
     }
 

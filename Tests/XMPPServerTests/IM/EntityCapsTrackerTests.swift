@@ -77,8 +77,8 @@ import XMPPCore
         #expect(tracker.ask(romeo, about: entity(caps), of: jid))
         #expect(tracker.answer(from: jid, to: nurse, info: info(caps)) == nil, "the nurse asked nothing")
         let first = tracker.answer(from: jid, to: romeo, info: info(caps))
-        #expect(first == .init(change: .init(before: [], after: ["a"]), interests: ["a"]))
-        #expect(tracker.answer(from: jid, to: jid.bare, info: info(caps)) == .init(change: nil, interests: ["a"]))
+        #expect(first == .init(change: .init(before: [], after: ["a"]), added: ["a"], awaiting: [jid.bare]))
+        #expect(tracker.answer(from: jid, to: jid.bare, info: info(caps)) == .init(change: nil, added: ["a"], awaiting: []))
         #expect(tracker.answer(from: jid, to: jid.bare, info: info(caps)) == nil, "answered once")
         #expect(tracker.ask(nurse, about: entity(caps), of: jid) == false, "known by now: no need to ask")
     }

@@ -29,22 +29,29 @@ struct TestCaps {
 }
 
 extension TestClient {
-    /// Sends available presence with `caps`, answers the server's
-    /// disco#info query for them if one comes, and returns everything
-    /// else received meanwhile.
+    /// Sends available presence with `caps`, answers each disco#info
+    /// query for them that comes (its account's service and its
+    /// contacts'), as clients do, and returns everything else received
+    /// meanwhile.
     @discardableResult
     func announce(_ caps: TestCaps) -> [Element] {
         send("<presence>\(caps.element)</presence>")
-        var received = receiveElements()
-        guard let index = received.firstIndex(where: { $0.name == "iq" && $0.child("query", namespace: NS.discoInfo) != nil })
-        else { return received }
-        let query = received.remove(at: index)
-        send(
-            "<iq type='result' to='\(query[attribute: "from"] ?? "")' id='\(query[attribute: "id"] ?? "")'>"
-                + caps.info.replacingOccurrences(
-                    of: "<query xmlns='\(NS.discoInfo)'>",
-                    with: "<query xmlns='\(NS.discoInfo)' node='\(TestCaps.node)#\(caps.ver)'>") + "</iq>")
-        return received + receiveElements()
+        var pending = receiveElements()
+        var received: [Element] = []
+        while !pending.isEmpty {
+            let element = pending.removeFirst()
+            guard element.name == "iq", element.child("query", namespace: NS.discoInfo) != nil else {
+                received.append(element)
+                continue
+            }
+            send(
+                "<iq type='result' to='\(element[attribute: "from"] ?? "")' id='\(element[attribute: "id"] ?? "")'>"
+                    + caps.info.replacingOccurrences(
+                        of: "<query xmlns='\(NS.discoInfo)'>",
+                        with: "<query xmlns='\(NS.discoInfo)' node='\(TestCaps.node)#\(caps.ver)'>") + "</iq>")
+            pending += receiveElements()
+        }
+        return received
     }
 
     /// Publishes `payload` to `node`, with an item id and publish-options

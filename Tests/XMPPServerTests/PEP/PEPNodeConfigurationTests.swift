@@ -137,6 +137,17 @@ import XMPPTestSupport
         #expect(Self.nodes(at: "romeo@localhost", by: juliet).keys.sorted() == [Self.tune], "presence lets contacts see it")
     }
 
+    @Test func strangersCannotTellAnAccountsNodesFromNoAccount() throws {
+        let (_, romeo, _, mercutio) = try romeoJulietAndAStranger()
+        _ = romeo.publish(Self.song, to: Self.tune, id: "t", options: ["pubsub#access_model": "open"])
+        for account in ["romeo@localhost", "nobody@localhost"] {
+            let reply = mercutio.request(
+                "<iq type='get' id='items' to='\(account)'><query xmlns='\(NS.discoItems)'/></iq>", id: "items")
+            #expect(reply?.errorCondition == "service-unavailable", "\(account)")
+        }
+        #expect(mercutio.items(of: Self.tune, at: "romeo@localhost")?.pubsubItemIDs == ["t"], "an open node is still readable")
+    }
+
     // MARK: - Notifications
 
     @Test func purgeEmptiesTheNodeAndTellsTheInterested() throws {
@@ -151,6 +162,37 @@ import XMPPTestSupport
         #expect(romeo.items(of: Self.tune, at: "romeo@localhost")?.pubsubItemIDs == [])
         let byJuliet = "<iq type='set' id='p' to='romeo@localhost'><pubsub xmlns='\(NS.pubsubOwner)'><purge node='\(Self.tune)'/></pubsub></iq>"
         #expect(juliet.request(byJuliet, id: "p")?.errorCondition == "forbidden")
+    }
+
+    /// Records PEP's events, as `event node id onBehalf`.
+    final class Recorder: ServerFeature, Sendable {
+        let events = Mutex<[String]>([])
+
+        func install(_ hooks: Hooks) {
+            hooks.on(PEPItemPublished.self) { event in
+                self.events.withLock { $0.append("published \(event.node) \(event.item[attribute: "id"] ?? "") \(event.onBehalf)") }
+            }
+            hooks.on(PEPItemRetracted.self) { event in
+                self.events.withLock { $0.append("retracted \(event.node) \(event.itemID) \(event.onBehalf)") }
+            }
+        }
+    }
+
+    @Test func purgeAndDeleteTellOfEachItemRemoved() throws {
+        let recorder = Recorder()
+        let (_, romeo, _) = try romeoAndJuliet(extraFeatures: [recorder])
+        for id in ["a", "b"] { _ = romeo.publish(Self.song, to: Self.tune, id: id, options: ["pubsub#max_items": "5"]) }
+        let purge = "<iq type='set' id='p'><pubsub xmlns='\(NS.pubsubOwner)'><purge node='\(Self.tune)'/></pubsub></iq>"
+        #expect(romeo.request(purge, id: "p")?[attribute: "type"] == "result")
+        _ = romeo.publish(Self.song, to: Self.tune, id: "c")
+        let delete = "<iq type='set' id='d'><pubsub xmlns='\(NS.pubsubOwner)'><delete node='\(Self.tune)'/></pubsub></iq>"
+        #expect(romeo.request(delete, id: "d")?[attribute: "type"] == "result")
+        #expect(
+            recorder.events.withLock { $0 } == [
+                "published \(Self.tune) a false", "published \(Self.tune) b false",
+                "retracted \(Self.tune) b false", "retracted \(Self.tune) a false",
+                "published \(Self.tune) c false", "retracted \(Self.tune) c false",
+            ])
     }
 
     @Test func notificationsFollowDeliverPayloadsAndItemReply() throws {
@@ -216,6 +258,7 @@ import XMPPTestSupport
     @Test func aContactsServiceAsksTooAndItsAnswerBringsItsLastItems() throws {
         let (_, romeo, juliet) = try romeoAndJulietAsContacts()
         _ = romeo.publish(Self.song, to: Self.tune, id: "t")
+        _ = juliet.publish(Self.song, to: Self.tune, id: "own")
         let caps = TestCaps(notify: [Self.tune])
         juliet.send("<presence>\(caps.element)</presence>")
         let received = juliet.receiveElements()
@@ -226,9 +269,11 @@ import XMPPTestSupport
         let info = caps.info.replacingOccurrences(
             of: "<query xmlns='\(NS.discoInfo)'>", with: "<query xmlns='\(NS.discoInfo)' node='\(TestCaps.node)#\(caps.ver)'>")
         juliet.send("<iq type='result' id='disco' to='juliet@localhost'>\(info)</iq>")
-        #expect(Self.notifications(juliet.receiveElements()).map(\.pubsubItemIDs) == [["t"]], "the first answer tells the interests")
+        #expect(
+            Self.notifications(juliet.receiveElements()).map(\.pubsubItemIDs) == [["own"]],
+            "the first answer tells the interests; romeo's items wait for his service's answer")
         juliet.send("<iq type='result' id='disco' to='romeo@localhost'>\(info)</iq>")
-        #expect(Self.notifications(juliet.receiveElements()).map(\.pubsubItemIDs) == [["t"]], "romeo's service sends its own")
+        #expect(Self.notifications(juliet.receiveElements()).map(\.pubsubItemIDs) == [["t"]], "romeo's service sends its own, once")
         juliet.send("<iq type='result' id='disco' to='romeo@localhost'>\(info)</iq>")
         #expect(Self.notifications(juliet.receiveElements()).isEmpty, "answered already")
     }
@@ -256,6 +301,42 @@ import XMPPTestSupport
                 hooks.fire(PEPRetractRequest(owner: event.owner, node: Self.node, itemID: event.itemID, session: event.session))
             }
         }
+    }
+
+    /// Republishes each item published in `tune` into the bookmarks node
+    /// by a `PEPPublishRequest` that enforces a whitelist configuration.
+    final class Enforcer: ServerFeature, Sendable {
+        func install(_ hooks: Hooks) {
+            hooks.on(PEPItemPublished.self) { event in
+                guard event.node == PEPNodeConfigurationTests.tune else { return }
+                hooks.fire(
+                    PEPPublishRequest(
+                        owner: event.owner, node: PEPNodeConfigurationTests.bookmarks, item: event.item,
+                        configuration: PEPNodeConfiguration(accessModel: .whitelist, maxItems: 10),
+                        enforcesConfiguration: true, session: event.session))
+            }
+        }
+    }
+
+    @Test func aRequestThatEnforcesItsConfigurationChangesTheNodeAClientCreated() throws {
+        let (_, romeo, juliet) = try romeoAndJuliet(extraFeatures: [Enforcer()])
+        for client in [romeo, juliet] {
+            client.send("<iq type='get' id='roster'><query xmlns='jabber:iq:roster'/></iq>")
+            client.send("<presence/>")
+        }
+        juliet.send("<presence type='subscribe' to='romeo@localhost'/>")
+        romeo.send("<presence type='subscribed' to='juliet@localhost'/>")
+        _ = romeo.receiveElements()
+        _ = juliet.receiveElements()
+        _ = romeo.publish(Self.bookmark("Play"), to: Self.bookmarks, id: "play@muc")
+        #expect(romeo.configuration(of: Self.bookmarks)?["pubsub#access_model"] == "presence")
+        #expect(juliet.items(of: Self.bookmarks, at: "romeo@localhost")?.pubsubItemIDs == ["play@muc"], "a contact reads it")
+        _ = romeo.publish(Self.bookmark("Orchard"), to: Self.tune, id: "orchard@muc")
+        let configuration = try #require(romeo.configuration(of: Self.bookmarks))
+        #expect(configuration["pubsub#access_model"] == "whitelist")
+        #expect(configuration["pubsub#max_items"] == "10")
+        #expect(juliet.items(of: Self.bookmarks, at: "romeo@localhost")?.errorCondition == "not-allowed")
+        #expect(romeo.items(of: Self.bookmarks, at: "romeo@localhost")?.pubsubItemIDs == ["orchard@muc", "play@muc"])
     }
 
     @Test func changesFireEventsAndRequestsChangeNodesOnTheOwnersBehalf() throws {

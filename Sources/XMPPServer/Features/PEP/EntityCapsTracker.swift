@@ -39,8 +39,11 @@ final class EntityCapsTracker: Sendable {
     struct Answer: Equatable {
         /// The change of interests, for the first answer.
         var change: Change?
-        /// The resource's interests now.
-        var interests: Set<String>
+        /// The nodes the first answer made the resource interested in,
+        /// whose last items each service sends.
+        var added: Set<String>
+        /// The services that asked too and still await their answers.
+        var awaiting: Set<JID>
     }
 
     private struct Resource {
@@ -55,6 +58,8 @@ final class EntityCapsTracker: Sendable {
         var services: Set<JID>
         /// Whether an answer told the interests already.
         var answered = false
+        /// The nodes that answer added to the resource's interests.
+        var added: Set<String> = []
     }
 
     private struct State {
@@ -139,9 +144,10 @@ final class EntityCapsTracker: Sendable {
                 let before = state.resources[jid]?.interests ?? []
                 state.resources[jid]?.interests = interests
                 change = Change(before: before, after: interests)
+                query.added = change?.added ?? []
             }
             state.queries[jid] = query.services.isEmpty ? nil : query
-            return Answer(change: change, interests: state.resources[jid]?.interests ?? [])
+            return Answer(change: change, added: query.added, awaiting: query.services)
         }
     }
 

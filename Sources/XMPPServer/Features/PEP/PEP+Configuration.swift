@@ -41,14 +41,15 @@ extension PEP {
         /// Reads the form in `element` (`<publish-options/>` or
         /// `<configure/>`; none: no fields), of FORM_TYPE `formType`.
         ///
-        /// - Parameter maxItemsLimit: The largest `pubsub#max_items`, which
-        ///   `max` stands for (`pep_max_items`).
+        /// - Parameter limits: `pep_max_items`, the largest
+        ///   `pubsub#max_items`, which `max` stands for, and
+        ///   `pep_max_name_size`, the longest title.
         /// - Throws: `StanzaError`: `bad-request` for a malformed form or
         ///   value, `not-acceptable` + `<unsupported feature='access-…'/>`
-        ///   for an access model Swiftlet lacks, `conflict` +
+        ///   for an access model Swiftlet lacks or for a title too long, `conflict` +
         ///   `<precondition-not-met/>` (publish-options) or
         ///   `not-acceptable` (configuration) for a value it cannot honour.
-        init(_ element: Element?, formType: String, maxItemsLimit: Int) throws(StanzaError) {
+        init(_ element: Element?, formType: String, limits: ServerConfig.Limits) throws(StanzaError) {
             guard let element, let form = element.child("x", namespace: NS.dataForms).flatMap(DataForm.init) else {
                 return
             }
@@ -74,7 +75,7 @@ extension PEP {
                     }
                     accessModel = model
                 case "pubsub#max_items":
-                    maxItems = try Self.maxItems(value, limit: maxItemsLimit, unmet: unmet)
+                    maxItems = try Self.maxItems(value, limit: limits.pepMaxItems, unmet: unmet)
                 case "pubsub#persist_items":
                     persistItems = try Self.boolean(value, name)
                 case "pubsub#send_last_published_item":
@@ -86,6 +87,7 @@ extension PEP {
                 case "pubsub#itemreply":
                     itemReply = try Self.choice(value, name)
                 case "pubsub#title":
+                    try PEP.checkSize(value, of: "pubsub#title", limits: limits)
                     title = value
                 default:
                     if Self.ignoredWhenEmpty.contains(name), value.isEmpty { continue }
@@ -109,7 +111,9 @@ extension PEP {
 
         /// Throws `conflict` + `<precondition-not-met/>` unless a node
         /// configured so meets these fields as preconditions (XEP-0060
-        /// §7.1.5), naming the first that differs.
+        /// §7.1.5), naming the first that differs. `configuration` comes
+        /// clamped to `pep_max_items`, so `max` (the limit) holds for a node
+        /// at or above it.
         func checkMet(by configuration: PEPNodeConfiguration) throws(StanzaError) {
             let differing: [(String, Bool)] = [
                 ("access_model", accessModel.map { $0 != configuration.accessModel } ?? false),
@@ -162,12 +166,12 @@ extension PEP {
     func configure(_ configure: Element, _ request: IQRequest) throws -> IQAnswer {
         let node = try Self.node(of: configure)
         let username = try request.username()
-        let limit = request.server.config.limits.pepMaxItems
+        let limits = request.server.config.limits
         guard request.iq.type == .set else {
             return .afterStorage({ stores in try stores.pep.configuration(of: node, owner: username) }) { found in
                 guard let configuration = found else { throw StanzaError(.itemNotFound, text: "no such node") }
                 var answer = Element("configure", namespace: NS.pubsubOwner, attributes: ["node": node])
-                answer.append(Self.configurationForm(configuration, maxItemsLimit: limit).element)
+                answer.append(Self.configurationForm(Self.clamped(configuration, limits: limits), maxItemsLimit: limits.pepMaxItems).element)
                 return .result(Element("pubsub", namespace: NS.pubsubOwner, children: [.element(answer)]))
             }
         }
@@ -176,13 +180,13 @@ extension PEP {
         }
         let fields =
             form[attribute: "type"] == "cancel"
-            ? ConfigurationFields() : try ConfigurationFields(configure, formType: NS.pubsubNodeConfig, maxItemsLimit: limit)
+            ? ConfigurationFields() : try ConfigurationFields(configure, formType: NS.pubsubNodeConfig, limits: limits)
         return .afterStorage({ stores in
             try stores.inTransaction {
                 guard let configuration = try stores.pep.configuration(of: node, owner: username) else {
                     throw StanzaError(.itemNotFound, text: "no such node")
                 }
-                let changed = fields.applied(to: configuration)
+                let changed = fields.applied(to: Self.clamped(configuration, limits: limits))
                 if changed != configuration { try stores.pep.setNode(node, of: username, configuration: changed) }
             }
         }) { .result() }

@@ -4,19 +4,20 @@ import XMPPStorage
 extension PEP {
     /// XEP-0060 §6.5: the items of a node, newest first: all (up to
     /// `max_items`, §6.5.7) or those named by `<item id/>` (§6.5.8), for
-    /// the owner and whom the access model lets in.
+    /// the owner and whom the access model lets in; never more than
+    /// `pep_max_items`, the newest (§6.5.4 lets a service return some).
     func items(_ items: Element, _ request: IQRequest) throws -> IQAnswer {
         let node = try Self.node(of: items)
         guard let owner = request.target.localpart, let requester = request.session.jid else {
             throw StanzaError(.serviceUnavailable)
         }
         let ids = items.elements.filter { $0.name == "item" && $0.namespace == NS.pubsub }.compactMap { $0[attribute: "id"] }
-        var limit: Int?
+        var limit = request.server.config.limits.pepMaxItems
         if let text = items[attribute: "max_items"] {
             guard let value = Int(text), value > 0 else {
                 throw StanzaError(.badRequest, text: "max_items must be a positive number")
             }
-            limit = value
+            limit = min(value, limit)
         }
         return .afterStorage({ [limit] stores in
             _ = try Self.readableNode(node, of: owner, by: requester, in: stores)
@@ -35,7 +36,10 @@ extension PEP {
     }
 
     /// XEP-0030 disco#items of an account (XEP-0060 §5.2): its nodes,
-    /// those the requester may retrieve; a node's title is its name.
+    /// those the requester may retrieve; a node's title is its name. To
+    /// whom neither owns the account nor has a presence subscription to
+    /// it, `service-unavailable`, as for an account that does not exist
+    /// (RFC 6121 §8.5.1).
     func nodes(_ request: IQRequest) throws -> IQAnswer {
         guard let owner = request.target.localpart, let requester = request.session.jid else {
             throw StanzaError(.serviceUnavailable)
@@ -45,6 +49,7 @@ extension PEP {
         return .afterStorage({ stores in
             guard try stores.reaches(owner, from: requester) else { throw StanzaError(.serviceUnavailable) }
             let sharesPresence = try Self.sharesPresence(owner, with: requester, in: stores)
+            guard sharesPresence || requester.localpart == owner else { throw StanzaError(.serviceUnavailable) }
             return try stores.pep.nodes(of: owner).filter {
                 Self.mayRetrieve(requester, from: owner, $0.configuration, sharesPresence: sharesPresence)
             }

@@ -102,9 +102,10 @@ extension PEP {
 
     /// Takes a resource's answer to a capabilities query; true when the
     /// IQ was one (whatever became of it). The first answer tells the
-    /// interests, and the last items of the nodes newly wanted follow; a
-    /// later answer to a contact's service brings that contact's last
-    /// items (as Prosody's services each send theirs).
+    /// interests, and the last items of the nodes newly wanted follow,
+    /// but for the contacts whose services still await their answers:
+    /// each of those answers brings that contact's last items (as
+    /// Prosody's services each send theirs), so each comes once.
     func capsAnswered(_ iq: IQ, from session: ClientSession) -> Bool {
         guard iq.id == Self.capsQueryID, let jid = session.jid else { return false }
         let info = iq.type == .result ? iq.payload.flatMap { $0.name == "query" && $0.namespace == NS.discoInfo ? $0 : nil } : nil
@@ -112,32 +113,36 @@ extension PEP {
         let service = iq.element[attribute: "to"].flatMap { try? JID($0) }?.bare ?? jid.bare
         guard let answer = caps.answer(from: jid, to: service, info: info) else { return false }
         if let change = answer.change {
-            sendLastItems(of: change.added, to: jid, server: session.server)
+            sendLastItems(of: change.added, to: jid, except: answer.awaiting, server: session.server)
         } else if service != jid.bare {
-            sendLastItems(of: answer.interests, to: jid, from: service, server: session.server)
+            sendLastItems(of: answer.added, to: jid, from: service, server: session.server)
         }
         return true
     }
 
     /// XEP-0163 §4.3.4: sends `jid`, a resource that has just become
     /// interested in `nodes`, the last item of each of those nodes of
-    /// `owner`, or else of its own account and of the contacts it follows,
-    /// that it may read, where the node sends its last item at presence.
-    func sendLastItems(of nodes: Set<String>, to jid: JID, from owner: JID? = nil, server: ServerContext) {
+    /// `owner`, or else of its own account and of the contacts it follows
+    /// (but those in `except`), that it may read, where the node sends its
+    /// last item at presence.
+    func sendLastItems(
+        of nodes: Set<String>, to jid: JID, from owner: JID? = nil, except: Set<JID> = [], server: ServerContext
+    ) {
         guard !nodes.isEmpty, let username = jid.localpart else { return }
         let domain = server.domain
         server.storage.run(on: server.loop, { stores -> [(owner: String, last: PEPLastItem)] in
             var owners = [owner?.localpart ?? username]
             if owner == nil {
                 for item in try stores.roster.items(of: username) where item.state.subscription.includesTo {
-                    guard let contact = try? JID(item.contact), contact.domainpart == domain, let name = contact.localpart
+                    guard let contact = try? JID(item.contact), contact.domainpart == domain, let name = contact.localpart,
+                        !except.contains(contact.bare)
                     else { continue }
                     owners.append(name)
                 }
             }
             return try owners.flatMap { owner in
-                try Self.lastItems(of: owner, readableBy: jid, in: stores).filter {
-                    nodes.contains($0.node) && $0.configuration.lastItemDelivery == .onSubscriptionAndPresence
+                try Self.lastItems(of: owner, nodes: Array(nodes), readableBy: jid, in: stores).filter {
+                    $0.configuration.lastItemDelivery == .onSubscriptionAndPresence
                 }.map { (owner, $0) }
             }
         }) { result in
@@ -157,7 +162,7 @@ extension PEP {
             !server.sessions.availableSessions(of: contact.bare).isEmpty
         else { return }
         server.storage.run(on: server.loop, { stores in
-            try Self.lastItems(of: username, readableBy: contact, in: stores).filter {
+            try Self.lastItems(of: username, nodes: nil, readableBy: contact, in: stores).filter {
                 $0.configuration.lastItemDelivery != .never
             }.map { (owner: username, last: $0) }
         }) { result in
@@ -169,9 +174,12 @@ extension PEP {
         }
     }
 
-    /// The last items of the nodes of `owner` that `reader` may read.
-    private static func lastItems(of owner: String, readableBy reader: JID, in stores: Stores) throws -> [PEPLastItem] {
-        let items = try stores.pep.lastItems(of: owner)
+    /// The last items of the nodes of `owner` named in `nodes` (all when
+    /// nil) that `reader` may read.
+    private static func lastItems(
+        of owner: String, nodes: [String]?, readableBy reader: JID, in stores: Stores
+    ) throws -> [PEPLastItem] {
+        let items = try stores.pep.lastItems(of: owner, nodes: nodes)
         guard !items.isEmpty else { return [] }
         let shares = try reader.localpart != owner && sharesPresence(owner, with: reader, in: stores)
         return items.filter { mayRetrieve(reader, from: owner, $0.configuration, sharesPresence: shares) }

@@ -4,8 +4,9 @@ import XMPPStorage
 extension PEP {
     /// Publishes for a `PEPPublishRequest`: as the owner's own publish,
     /// without preconditions, creating the node with the request's
-    /// configuration; then `PEPItemPublished` with `onBehalf`. Failures
-    /// (an item too big, no room for a node) are logged.
+    /// configuration, or giving it to the node that exists when the
+    /// request enforces it; then `PEPItemPublished` with `onBehalf`.
+    /// Failures (an item too big, no room for a node, the quota) are logged.
     func publish(_ request: PEPPublishRequest) {
         let session = request.session
         let server = session.server
@@ -21,12 +22,12 @@ extension PEP {
         } catch {
             return server.log.error("PEP publish for \(owner) in \(node) refused: \(error)")
         }
-        let configuration = request.configuration
+        let (configuration, enforcing) = (request.configuration, request.enforcesConfiguration)
         let domain = server.domain
         server.storage.run(on: server.loop, { stores in
             try Self.store(
-                stored, in: node, of: username, creating: configuration, preconditions: ConfigurationFields(),
-                nodeLimit: limits.pepMaxNodes, domain: domain, stores: stores)
+                stored, in: node, of: username, creating: configuration, enforcing: enforcing,
+                preconditions: ConfigurationFields(), limits: limits, domain: domain, stores: stores)
         }) { result in
             switch result {
             case .success(let audience):

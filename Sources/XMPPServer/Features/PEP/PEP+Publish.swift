@@ -20,6 +20,8 @@ extension PEP {
         let session = request.session
         let node = try Self.node(of: publish)
         guard let owner = session.jid?.bare, let username = owner.localpart else { throw StanzaError(.notAuthorized) }
+        let limits = session.server.config.limits
+        try Self.checkSize(node, of: "a node name", limits: limits)
         let items = publish.elements.filter { $0.name == "item" && $0.namespace == NS.pubsub }
         guard items.count == 1, let item = items.first else {
             throw Self.error(.badRequest, items.isEmpty ? "item-required" : "invalid-payload", text: "publish one item")
@@ -29,15 +31,13 @@ extension PEP {
                 .badRequest, item.elements.isEmpty ? "payload-required" : "invalid-payload",
                 text: "an item holds one payload element")
         }
-        let limits = session.server.config.limits
-        let requested = try ConfigurationFields(
-            options, formType: NS.pubsubPublishOptions, maxItemsLimit: limits.pepMaxItems)
+        let requested = try ConfigurationFields(options, formType: NS.pubsubPublishOptions, limits: limits)
         let id = item[attribute: "id"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.newItemID()
         let stored = try Self.storable(id: id, payload, limits: limits)
         let domain = session.server.domain
         return .afterStorage({ stores in
             try Self.store(stored, in: node, of: username, creating: requested.applied(to: PEPNodeConfiguration()),
-                preconditions: requested, nodeLimit: limits.pepMaxNodes, domain: domain, stores: stores)
+                preconditions: requested, limits: limits, domain: domain, stores: stores)
         }) { audience in
             let published = Element("item", namespace: NS.pubsub, attributes: ["id": id], children: [.element(payload)])
             notifyPublished(published, node: node, of: owner, audience, server: session.server)
@@ -61,8 +61,10 @@ extension PEP {
     ///
     /// - Throws: `bad-request` + `<invalid-payload/>` for a payload that
     ///   cannot be stored, `not-acceptable` + `<payload-too-big/>` beyond
-    ///   `pep_max_item_size`.
+    ///   `pep_max_item_size`, `not-acceptable` for an id longer than
+    ///   `pep_max_name_size`.
     static func storable(id: String, _ payload: Element, limits: ServerConfig.Limits) throws(StanzaError) -> PEPItem {
+        try checkSize(id, of: "an item id", limits: limits)
         guard let serialized = StoredStanza.serialize(payload) else {
             throw Self.error(.badRequest, "invalid-payload", text: "the payload cannot be stored")
         }
@@ -73,24 +75,45 @@ extension PEP {
     }
 
     /// Stores `item` in the node `node` of `username` (storage thread): a
-    /// node that exists must meet `preconditions`; one that does not is
-    /// created with `creating`, if `username` has fewer than `nodeLimit`.
+    /// node that exists must meet `preconditions`, or is given `creating`
+    /// when `enforcing`; one that does not is created with `creating`, if
+    /// `username` has fewer than `pep_max_nodes`. A node's `max_items`
+    /// above `pep_max_items` is lowered to it first.
+    ///
+    /// - Throws: `resource-constraint` when the item would take the
+    ///   account's stored payloads beyond `pep_quota`.
     static func store(
-        _ item: PEPItem, in node: String, of username: String, creating: PEPNodeConfiguration,
-        preconditions: ConfigurationFields, nodeLimit: Int, domain: String, stores: Stores
+        _ item: PEPItem, in node: String, of username: String, creating: PEPNodeConfiguration, enforcing: Bool = false,
+        preconditions: ConfigurationFields, limits: ServerConfig.Limits, domain: String, stores: Stores
     ) throws -> Audience {
         try stores.inTransaction {
             let configuration: PEPNodeConfiguration
-            if let existing = try stores.pep.configuration(of: node, owner: username) {
-                try preconditions.checkMet(by: existing)
-                configuration = existing
+            let stored = try stores.pep.configuration(of: node, owner: username)
+            if let stored, !enforcing {
+                configuration = clamped(stored, limits: limits)
+                try preconditions.checkMet(by: configuration)
             } else {
-                try checkRoomForANode(of: username, in: stores, limit: nodeLimit)
-                configuration = creating
-                try stores.pep.setNode(node, of: username, configuration: configuration)
+                if stored == nil { try checkRoomForANode(of: username, in: stores, limit: limits.pepMaxNodes) }
+                configuration = clamped(creating, limits: limits)
             }
+            try checkQuota(for: item, in: node, of: username, configuration, limit: limits.pepQuota, stores: stores)
+            if configuration != stored { try stores.pep.setNode(node, of: username, configuration: configuration) }
             _ = try stores.pep.publish(item, to: node, of: username)
             return try audience(of: node, owner: username, configuration, domain: domain, in: stores)
+        }
+    }
+
+    /// Throws `resource-constraint` unless the stored payloads of
+    /// `username`, with `item` in place of the item of its id, fit in
+    /// `limit` bytes (`pep_quota`); a node that keeps nothing takes none.
+    private static func checkQuota(
+        for item: PEPItem, in node: String, of username: String, _ configuration: PEPNodeConfiguration, limit: Int,
+        stores: Stores
+    ) throws {
+        guard configuration.persistItems else { return }
+        let replaced = try stores.pep.items(of: node, owner: username, ids: [item.id], limit: 1).first?.payload.utf8.count ?? 0
+        guard try stores.pep.storedBytes(of: username) - replaced + item.payload.utf8.count <= limit else {
+            throw StanzaError(.resourceConstraint, text: "an account's personal eventing items take at most \(limit) bytes")
         }
     }
 
@@ -176,9 +199,9 @@ extension PEP {
         let node = try Self.node(of: create)
         let username = try request.username()
         let limits = request.server.config.limits
-        let configuration = try ConfigurationFields(
-            configure, formType: NS.pubsubNodeConfig, maxItemsLimit: limits.pepMaxItems
-        ).applied(to: PEPNodeConfiguration())
+        try Self.checkSize(node, of: "a node name", limits: limits)
+        let configuration = try ConfigurationFields(configure, formType: NS.pubsubNodeConfig, limits: limits)
+            .applied(to: PEPNodeConfiguration())
         return .afterStorage({ stores in
             try stores.inTransaction {
                 guard try stores.pep.configuration(of: node, owner: username) == nil else {
@@ -191,7 +214,7 @@ extension PEP {
     }
 
     /// XEP-0060 §8.4: deletes a node and its items; the interested hear
-    /// of it (§8.4.2).
+    /// of it (§8.4.2), and `PEPItemRetracted` tells of each item.
     func delete(_ delete: Element, _ request: IQRequest) throws -> IQAnswer {
         try emptyNode(delete, request, event: "delete") { node, username, stores in
             _ = try stores.pep.deleteNode(node, of: username)
@@ -199,7 +222,7 @@ extension PEP {
     }
 
     /// XEP-0060 §8.5: removes every item of a node; the interested hear
-    /// of it (§8.5.2).
+    /// of it (§8.5.2), and `PEPItemRetracted` tells of each item.
     func purge(_ purge: Element, _ request: IQRequest) throws -> IQAnswer {
         try emptyNode(purge, request, event: "purge") { node, username, stores in
             _ = try stores.pep.purge(node, of: username)
@@ -207,7 +230,8 @@ extension PEP {
     }
 
     /// Empties the node `operation` names with `change`, then sends the
-    /// interested `<event><EVENT node/></event>` and the owner the result.
+    /// interested `<event><EVENT node/></event>` and the owner the result,
+    /// and fires `PEPItemRetracted` for each item removed.
     private func emptyNode(
         _ operation: Element, _ request: IQRequest, event name: String,
         _ change: @escaping @Sendable (String, String, Stores) throws -> Void
@@ -221,17 +245,23 @@ extension PEP {
                 guard let configuration = try stores.pep.configuration(of: node, owner: username) else {
                     throw StanzaError(.itemNotFound, text: "no such node")
                 }
-                // Read before a deletion takes the subscriptions with it.
+                // Read before a deletion takes the subscriptions and items with it.
                 let audience = try Self.audience(of: node, owner: username, configuration, domain: domain, in: stores)
+                let removed = try stores.pep.itemIDs(of: node, owner: username)
                 try change(node, username, stores)
-                return audience
+                return (audience, removed)
             }
-        }) { audience in
+        }) { (audience, removed) in
             let event = Element(
                 "event", namespace: NS.pubsubEvent,
                 children: [.element(Element(name, namespace: NS.pubsubEvent, attributes: ["node": node]))])
             notify(event, node: node, of: owner, audience, server: session.server)
-            return .result()
+            return .result {
+                for id in removed {
+                    session.server.hooks.fire(
+                        PEPItemRetracted(owner: owner, node: node, itemID: id, onBehalf: false, session: session))
+                }
+            }
         }
     }
 

@@ -2,23 +2,37 @@ import XMPPCore
 import XMPPStorage
 
 extension PEP {
-    /// XEP-0060 §6.1: subscribes the requester (its bare or full JID, the
-    /// `jid` attribute) to a node whose access model lets it read; it
-    /// then gets every notification, whatever its capabilities, and at
-    /// once the last item unless the node sends it never (§6.1.7).
+    /// XEP-0060 §6.1: subscribes the requester (its bare JID or a bound
+    /// resource, the `jid` attribute) to a node whose access model lets
+    /// it read; it then gets every notification, whatever its
+    /// capabilities, and at once the last item unless the node sends it
+    /// never (§6.1.7). A node has at most `pep_max_subscribers`
+    /// subscriptions (`policy-violation`), an account at most
+    /// `pep_max_subscriptions` to others' nodes (§6.1.3.7).
     func subscribe(_ subscribe: Element, _ request: IQRequest) throws -> IQAnswer {
         let node = try Self.node(of: subscribe)
         let (owner, requester, jid) = try Self.parties(of: subscribe, request)
+        // Only resources that exist: an account cannot fill the store with
+        // subscriptions of made-up resources.
+        guard jid.isBare || request.server.sessions.session(jid) != nil else {
+            throw Self.error(.badRequest, "invalid-jid", text: "subscribe your bare JID or a connected resource")
+        }
         let subscriber = try Self.subscriber(jid)
-        let limit = request.server.config.limits.pepMaxSubscribers
+        let limits = request.server.config.limits
         let session = request.session
         return .afterStorage({ stores -> (PEPNodeConfiguration, PEPItem?) in
             try stores.inTransaction {
                 let configuration = try Self.readableNode(node, of: owner, by: requester, in: stores)
                 let subscribers = try stores.pep.subscribers(of: node, owner: owner)
                 if !subscribers.contains(subscriber) {
-                    guard subscribers.count < limit else {
-                        throw StanzaError(.policyViolation, text: "a node has at most \(limit) subscribers")
+                    guard subscribers.count < limits.pepMaxSubscribers else {
+                        throw StanzaError(.policyViolation, text: "a node has at most \(limits.pepMaxSubscribers) subscribers")
+                    }
+                    let limit = limits.pepMaxSubscriptions
+                    let isOwner = subscriber.username == owner
+                    guard try isOwner || stores.pep.subscriptionCount(of: subscriber.username) < limit else {
+                        throw Self.error(
+                            .policyViolation, "too-many-subscriptions", text: "an account has at most \(limit) subscriptions")
                     }
                     _ = try stores.pep.subscribe(subscriber, to: node, of: owner)
                 }

@@ -8,28 +8,30 @@ import XMPPStorage
 ///
 /// | request (`pubsub` namespace unless said) | by the owner                  | by anyone else                  |
 /// |-------------------------------------------|-------------------------------|---------------------------------|
-/// | `<publish>` (+ `<publish-options>`)       | stored (ids generated when none), node auto-created with the options, else `conflict` + `<precondition-not-met/>` if they differ; notifications, then the result | `forbidden` |
+/// | `<publish>` (+ `<publish-options>`)       | stored (ids generated when none), node auto-created with the options, else `conflict` + `<precondition-not-met/>` if they differ; `resource-constraint` beyond `pep_quota`; notifications, then the result | `forbidden` |
 /// | `<retract>`                               | removed; notifications with `notify='true'` or `pubsub#notify_retract` | `forbidden` |
 /// | `<create>` (+ `<configure>` form)         | a node with the defaults or the form; `conflict` if it exists | `forbidden`  |
-/// | `<items>` (`max_items`, `<item id/>`)     | the items, newest first       | the same if the access model allows: `presence` (default) the contacts with a `from`/`both` subscription, `open` anyone, `whitelist` no one; else `not-authorized` + `<presence-subscription-required/>` or `not-allowed` + `<closed-node/>` |
-/// | `<subscribe jid>`, `<unsubscribe jid>`    | as for anyone else            | the requester's bare or full JID, if the access model lets it read; it gets every notification and, unless `never`, the last item at once; at most `pep_max_subscribers` per node (`policy-violation`) |
+/// | `<items>` (`max_items`, `<item id/>`)     | the items, newest first, at most `pep_max_items` | the same if the access model allows: `presence` (default) the contacts with a `from`/`both` subscription, `open` anyone, `whitelist` no one; else `not-authorized` + `<presence-subscription-required/>` or `not-allowed` + `<closed-node/>` |
+/// | `<subscribe jid>`, `<unsubscribe jid>`    | as for anyone else            | the requester's bare JID or a bound resource, if the access model lets it read; it gets every notification and, unless `never`, the last item at once; at most `pep_max_subscribers` per node (`policy-violation`) and `pep_max_subscriptions` per subscriber to others' nodes (`policy-violation` + `<too-many-subscriptions/>`) |
 /// | `#owner` `<configure>`                    | get: the `pubsub#node_config` form; set: a submitted form applied | `forbidden` |
 /// | `#owner` `<default>`                      | the form of a new node's configuration | `forbidden`             |
-/// | `#owner` `<purge>`                        | items gone; `<purge/>` notifications | `forbidden`                |
-/// | `#owner` `<delete>`                       | node and items gone; `<delete/>` notifications | `forbidden`        |
-/// | disco#items of the account                | every node, a title as its name | the nodes the access model lets them read |
+/// | `#owner` `<purge>`                        | items gone; `<purge/>` notifications; `PEPItemRetracted` for each | `forbidden` |
+/// | `#owner` `<delete>`                       | node and items gone; `<delete/>` notifications; `PEPItemRetracted` for each | `forbidden` |
+/// | disco#items of the account                | every node, a title as its name | to a contact with a `from`/`both` subscription, the nodes the access model lets it read; to anyone else `service-unavailable`, as for no account |
 /// | anything else in either namespace         | `feature-not-implemented` + `<unsupported feature/>` (`subscription-options`, `retrieve-subscriptions`, `retrieve-affiliations`, ...) | the same, or `forbidden` for owner requests |
 ///
 /// A node's configuration (`PEPNodeConfiguration`, XEP-0060 §16.4) holds
 /// `access_model`, `max_items` (up to `pep_max_items`, which `max` stands
-/// for), `persist_items`, `send_last_published_item`, `notify_retract`,
+/// for; a node read after the limit is lowered has the limit),
+/// `persist_items`, `send_last_published_item`, `notify_retract`,
 /// `deliver_payloads`, `itemreply` and `title`; the other fields have
 /// fixed values, which publish-options and forms may repeat. A
 /// `whitelist` node is its owner's alone (XEP-0223 private storage).
 ///
 /// Errors carry XEP-0060's `pubsub#errors` conditions: a missing node is
 /// `item-not-found`, a request without `node` `bad-request` +
-/// `<nodeid-required/>`. An unknown account, or one that blocks the
+/// `<nodeid-required/>`; a node name, item id or title longer than
+/// `pep_max_name_size` is `not-acceptable`. An unknown account, or one that blocks the
 /// requester, is `service-unavailable` (RFC 6121 §8.5.1, XEP-0191 §3.3).
 ///
 /// Notifications (`<message type='headline'>` from the owner's bare JID)
@@ -45,7 +47,7 @@ import XMPPStorage
 ///
 /// Other features read and change PEP through events only
 /// (`PEPEvents.swift`): `PEPItemPublished` and `PEPItemRetracted` after
-/// each change, `PEPPublishRequest` and `PEPRetractRequest` for changes
+/// each change (one `PEPItemRetracted` per item a purge or delete removes), `PEPPublishRequest` and `PEPRetractRequest` for changes
 /// on the owner's behalf (`PEP+OnBehalf.swift`).
 public struct PEP: ServerFeature {
     /// The XEP-0060 features a PEP service of Swiftlet supports
@@ -151,6 +153,23 @@ public struct PEP: ServerFeature {
     static func node(of operation: Element) throws(StanzaError) -> String {
         guard let node = operation[attribute: "node"], !node.isEmpty else { throw error(.badRequest, "nodeid-required") }
         return node
+    }
+
+    /// Throws `not-acceptable` when `value` (a node name, an item id, a
+    /// title) is longer than `pep_max_name_size` bytes: nodes and items
+    /// are stored and listed by them.
+    static func checkSize(_ value: String, of what: String, limits: ServerConfig.Limits) throws(StanzaError) {
+        guard value.utf8.count <= limits.pepMaxNameSize else {
+            throw StanzaError(.notAcceptable, text: "\(what) is at most \(limits.pepMaxNameSize) bytes")
+        }
+    }
+
+    /// `configuration` with `max_items` at most `pep_max_items`: a node
+    /// keeps no more once the limit is lowered.
+    static func clamped(_ configuration: PEPNodeConfiguration, limits: ServerConfig.Limits) -> PEPNodeConfiguration {
+        var clamped = configuration
+        clamped.maxItems = min(configuration.maxItems, limits.pepMaxItems)
+        return clamped
     }
 
     /// An error with the XEP-0060 application condition `condition` (in

@@ -20,7 +20,9 @@ public struct PEPItemPublished: ServerEvent {
 }
 
 /// An item was removed from a PEP node by its owner's `<retract/>` (or
-/// for a `PEPRetractRequest`); its notifications have been sent.
+/// for a `PEPRetractRequest`), or with every other item of the node by
+/// the owner's `<purge/>` or `<delete/>` (one event per item); its
+/// notifications have been sent.
 public struct PEPItemRetracted: ServerEvent {
     /// The owner's bare JID.
     public let owner: JID
@@ -28,7 +30,8 @@ public struct PEPItemRetracted: ServerEvent {
     public let node: String
     /// The removed item's id.
     public let itemID: String
-    /// Whether PEP retracted it for a `PEPRetractRequest`.
+    /// Whether PEP retracted it for a `PEPRetractRequest`; false for the
+    /// owner's own requests, purge and delete included.
     public let onBehalf: Bool
     /// The owner's session the change came from.
     public let session: ClientSession
@@ -36,7 +39,8 @@ public struct PEPItemRetracted: ServerEvent {
 
 /// Asks PEP to publish on the owner's behalf, because the same data
 /// changed in another form: PEP creates the node with `configuration`
-/// when it does not exist, stores the item, notifies as for the owner's
+/// when it does not exist (or gives it to the node that exists, with
+/// `enforcesConfiguration`), stores the item, notifies as for the owner's
 /// own publish, and fires `PEPItemPublished` with `onBehalf`.
 public struct PEPPublishRequest: ServerEvent {
     /// The owner's bare JID.
