@@ -322,6 +322,22 @@ import XMPPTestSupport
         #expect(items?[attribute: "type"] == "error", "the node's access model is whitelist")
     }
 
+    /// A client that made `storage:bookmarks` itself, with the default
+    /// `presence` access, does not get room passwords mirrored to its
+    /// contacts: the node is made whitelist first.
+    @Test func aLegacyNodeAClientMadeReadableBecomesPrivateBeforeItHoldsPasswords() throws {
+        let (_, romeo, juliet) = try romeoAndJulietAsContacts()
+        #expect(romeo.publish("<storage xmlns='storage:bookmarks'/>", to: NS.bookmarksLegacy, id: "current")?[attribute: "type"] == "result")
+        _ = romeo.receive()
+        #expect(juliet.items(of: NS.bookmarksLegacy, at: "romeo@localhost")?[attribute: "type"] == "result", "readable so far")
+        _ = juliet.receive()
+        Self.publishBookmark(Self.theplay, id: "theplay@conference.shakespeare.lit", by: romeo)
+        _ = romeo.receive()
+        let items = juliet.items(of: NS.bookmarksLegacy, at: "romeo@localhost")
+        #expect(items?[attribute: "type"] == "error", "\(items?.xml ?? "")")
+        #expect(items.map { !$0.xml.contains("secret") } ?? true)
+    }
+
     /// Needs PEP to fire `PEPItemPublished` and carry out `PEPPublishRequest`.
     @Test
     func xep0048BookmarksInPEPAreReadThroughXEP0402AndBack() throws {
