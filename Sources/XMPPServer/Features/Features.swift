@@ -12,6 +12,7 @@ public enum Features {
             StreamManagement(), HTTPUpload(config: config), PEP(), PrivateStorage(), BookmarksConversion(),
             AvatarConversion(), ContactAddresses(config.contact), ExternalServices(config.externalServices, clock: clock),
         ]
+        features.append(MultiUserChat(config: config, clock: clock))
         if config.archive.enabled { features.append(MessageArchive(config.archive, clock: clock)) }
         return features
     }
