@@ -5,8 +5,9 @@ import XMPPCore
 extension MUCRoom {
     /// A groupchat message from the occupant `resource` joined as, for
     /// every occupant's resources `from` its room address (§7.4). One with
-    /// a `<subject/>` and no `<body/>` changes the subject (§8.1; any
-    /// occupant may); one with a `<body/>` goes into the history.
+    /// a `<subject/>` and neither `<body/>` nor `<thread/>` changes the
+    /// subject (§8.1; any occupant may); any other with a `<body/>` or a
+    /// `<subject/>` goes into the history (chat states do not).
     ///
     /// - Throws: `not-acceptable` when `resource` is not an occupant
     ///   (§7.4: only occupants may send to the room).
@@ -19,9 +20,12 @@ extension MUCRoom {
         var element = message
         element.attributes.removeAll { $0.name == "to" }
         element[attribute: "from"] = address(of: occupant.nick).description
-        if message.child("subject", namespace: NS.client) != nil, message.child("body", namespace: NS.client) == nil {
+        let hasSubject = message.child("subject", namespace: NS.client) != nil
+        if hasSubject, message.child("body", namespace: NS.client) == nil,
+            message.child("thread", namespace: NS.client) == nil
+        {
             subject = element
-        } else if message.child("body", namespace: NS.client) != nil {
+        } else if hasSubject || message.child("body", namespace: NS.client) != nil {
             var stored = element
             stored.append(.delay(from: jid.description, at: received))
             history.append(stored, received: received)

@@ -33,11 +33,15 @@ extension MUCRoom {
             ])
         if let jid { item[attribute: "jid"] = jid.description }
         if let newNick { item[attribute: "nick"] = newNick }
-        var x = Element("x", namespace: NS.mucUser)
-        x.append(item)
-        for status in statuses {
-            x.append(Element("status", namespace: NS.mucUser, attributes: ["code": String(status.rawValue)]))
+        func status(_ status: Status) -> Element {
+            Element("status", namespace: NS.mucUser, attributes: ["code": String(status.rawValue)])
         }
+        // 110 after the item, the others before it, in Prosody's order,
+        // which clients have long seen.
+        var x = Element("x", namespace: NS.mucUser)
+        for code in statuses where code != .selfPresence { x.append(status(code)) }
+        x.append(item)
+        if statuses.contains(.selfPresence) { x.append(status(.selfPresence)) }
         element.append(x)
         return element
     }
