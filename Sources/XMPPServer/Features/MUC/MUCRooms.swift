@@ -94,6 +94,11 @@ final class MUCRooms: Sendable {
         }
     }
 
+    /// The nickname `resource` joined the room `name` as, or nil.
+    func nick(of resource: JID, in name: String) -> String? {
+        state.withLock { $0.rooms[name]?.nicks[resource] }
+    }
+
     /// A copy of the room `name`, or nil.
     func room(_ name: String) -> MUCRoom? {
         state.withLock { $0.rooms[name] }

@@ -101,7 +101,7 @@ public struct MultiUserChat: ServerFeature {
                     throw StanzaError(.jidMalformed, text: "join a room as room@service/nickname")
                 }
                 try checkLengths(room: name, nick: nick)
-                let joined = rooms.room(name)?.nicks[sender]
+                let joined = rooms.nick(of: sender, in: name)
                 let out: [MUCDelivery]?
                 if joined == nil || (joined == nick && element.child("x", namespace: NS.muc) != nil) {
                     let history = MUCHistory.Request(
