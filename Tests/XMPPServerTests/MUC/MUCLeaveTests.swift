@@ -73,6 +73,8 @@ import Testing
         let told = try romeo.receiveOne()
         #expect(told.childText("show") == "away")
         #expect(told[attribute: "from"] == "garden@\(conference)/juliet")
+        // With the avatar hash (XEP-0153), "no photo" for juliet.
+        #expect(told.child("x", namespace: NS.vcardUpdate) != nil)
     }
 
     @Test func aNicknameChangeIsAnUnavailableThenAnAvailablePresence() throws {
