@@ -57,7 +57,8 @@ extension MUCRoom {
     /// empty `<subject/>` from the room when there was none (§7.2.16).
     var subjectMessage: Element {
         if let subject { return subject }
-        var message = Element("message", namespace: NS.client, attributes: ["from": jid.description, "type": "groupchat"])
+        var message = Element(
+            "message", namespace: NS.client, attributes: ["from": jid.description, "type": "groupchat"])
         message.append(Element("subject", namespace: NS.client))
         return message
     }

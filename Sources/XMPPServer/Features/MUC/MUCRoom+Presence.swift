@@ -60,7 +60,8 @@ extension MUCRoom {
         of occupant: MUCOccupant, to recipients: some Sequence<JID>, unavailable: Element? = nil,
         statuses: [Status] = [], newNick: String? = nil
     ) -> [MUCDelivery] {
-        let hidden = presence(of: occupant, unavailable: unavailable, showing: nil, statuses: statuses, newNick: newNick)
+        let hidden = presence(
+            of: occupant, unavailable: unavailable, showing: nil, statuses: statuses, newNick: newNick)
         let shown = presence(
             of: occupant, unavailable: unavailable, showing: occupant.resources.first, statuses: statuses,
             newNick: newNick)
