@@ -51,6 +51,11 @@ public enum NS {
     public static let discoItems = "http://jabber.org/protocol/disco#items"
     /// XEP-0048: Bookmarks, the `<storage/>` element kept in private XML.
     public static let bookmarksLegacy = "storage:bookmarks"
+    /// XEP-0045: Multi-User Chat, the join request's `<x/>`.
+    public static let muc = "http://jabber.org/protocol/muc"
+    /// XEP-0045: Multi-User Chat, what the room tells occupants (`<x/>`
+    /// with `<item/>` and `<status/>`).
+    public static let mucUser = "http://jabber.org/protocol/muc#user"
     /// XEP-0049: Private XML Storage.
     public static let privateStorage = "jabber:iq:private"
     /// XEP-0054: vcard-temp.

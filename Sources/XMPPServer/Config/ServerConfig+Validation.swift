@@ -97,6 +97,7 @@ extension ServerConfig {
             throw ConfigError(key: "mam_retention", "must be at least 1h, got \(format(retention)); or forever")
         }
         try checkUpload()
+        try checkMUC()
         try checkExternalServices()
     }
 
@@ -139,5 +140,5 @@ extension ServerConfig {
 
     func format(_ duration: Duration) -> String { ConfigValueType<Duration>.duration.format(duration) }
     func formatSize(_ bytes: Int) -> String { ConfigValueType<Int>.size.format(bytes) }
-    private func formatNumber(_ number: Int) -> String { String(number) }
+    func formatNumber(_ number: Int) -> String { String(number) }
 }

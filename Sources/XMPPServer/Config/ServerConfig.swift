@@ -52,6 +52,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var http = HTTP()
     /// HTTP file upload (XEP-0363).
     public var upload = Upload()
+    /// Group chat (XEP-0045).
+    public var muc = MUC()
     /// Contact addresses of the service (XEP-0157).
     public var contact = Contact()
     /// STUN and TURN services for calls (XEP-0215).
@@ -354,6 +356,36 @@ public struct ServerConfig: Sendable, Equatable {
         /// How long an uploaded file is kept. Key `upload_expiry`, default
         /// 30d, from 1h to 3650d.
         public var expiry = Duration.seconds(30 * 86_400)
+    }
+
+    /// Group chat settings (XEP-0045). Rooms live in memory: they are
+    /// temporary and vanish when their last occupant leaves.
+    public struct MUC: Sendable, Equatable {
+        /// Whether users may create and join rooms. Key `muc_enabled`,
+        /// default yes. Off, the service's address answers
+        /// `service-unavailable` and disco does not list it.
+        public var enabled = true
+        /// The group chat service's address. Key `muc_domain`, default
+        /// empty: `conference.<domain>` (see `mucService`).
+        public var domain = ""
+        /// How many of a room's latest messages it keeps for history on
+        /// join. Key `muc_history_length`, default 20, from 0 to 1000.
+        public var historyLength = 20
+        /// Most occupants (one per nickname) a room holds; one more joining
+        /// gets `service-unavailable` (XEP-0045 §7.2.10). Key
+        /// `muc_max_occupants`, default 200, from 1 to 100000.
+        public var maxOccupants = 200
+        /// Most rooms one user may have created that exist at once; one
+        /// more gets `resource-constraint`. Key `muc_max_rooms_per_user`,
+        /// default 10, from 1 to 10000.
+        public var maxRoomsPerUser = 10
+        /// Longest room name (the localpart of its address), in bytes; a
+        /// longer one gets `not-acceptable`. Key `muc_max_room_name_length`,
+        /// default 64, from 1 to 1023.
+        public var maxRoomNameLength = 64
+        /// Longest nickname, in bytes; a longer one gets `not-acceptable`.
+        /// Key `muc_max_nick_length`, default 64, from 1 to 1023.
+        public var maxNickLength = 64
     }
 
     /// How much the server tells about its software (XEP-0092).

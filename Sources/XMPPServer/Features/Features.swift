@@ -10,8 +10,9 @@ public enum Features {
             ClientStateIndication(), MessageDelivery(), OfflineMessages(), VCardTemp(), Blocking(), Carbons(),
             SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(), LegacyArchivingPreferences(),
             StreamManagement(), HTTPUpload(config: config), PEP(), PrivateStorage(), BookmarksConversion(),
-            AvatarConversion(), ContactAddresses(config.contact), ExternalServices(config.externalServices, clock: clock),
+            AvatarConversion(presenceServices: config.muc.enabled ? [config.mucService] : []), ContactAddresses(config.contact), ExternalServices(config.externalServices, clock: clock),
         ]
+        features.append(MultiUserChat(config: config, clock: clock))
         if config.archive.enabled { features.append(MessageArchive(config.archive, clock: clock)) }
         return features
     }

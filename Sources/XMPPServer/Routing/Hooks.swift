@@ -114,6 +114,9 @@ public final class Hooks: @unchecked Sendable {
     }
 
     private var iqHandlers: [IQKey: IQHandler] = [:]
+    /// By service domain: the handler of the get/set IQs to it, or to an
+    /// address at it, that no `iqHandlers` entry takes.
+    private var serviceIQHandlers: [String: IQHandler] = [:]
     private var nonzaHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Void] = [:]
     private var streamFeatureProviders: [@Sendable (ClientSession) -> Element?] = []
     private var authenticatedHandlers: [@Sendable (ClientSession) -> Void] = []
@@ -231,6 +234,18 @@ public final class Hooks: @unchecked Sendable {
         }
     }
 
+    /// Handles every get/set IQ to `domain`, or to an address at it (a
+    /// group chat room, `room@conference.localhost/nick`), that no `onIQ`
+    /// handler takes: a service whose addresses are its own to answer.
+    /// Makes `domain` a local service.
+    public func onAnyIQ(at domain: String, _ handler: @escaping IQHandler) {
+        checkInstalling()
+        let domain = domain.lowercased()
+        addServiceDomain(domain)
+        precondition(serviceIQHandlers[domain] == nil, "two features handle every IQ to \(domain)")
+        serviceIQHandlers[domain] = handler
+    }
+
     /// Handles a top-level non-stanza element (CSI, stream management).
     public func onNonza(
         _ namespace: String, _ name: String, _ handler: @escaping @Sendable (Element, ClientSession) -> Void
@@ -302,6 +317,12 @@ public final class Hooks: @unchecked Sendable {
 
     func iqHandler(_ type: IQ.IQType, _ payload: Element, _ target: IQTarget) -> IQHandler? {
         iqHandlers[IQKey(type: type, namespace: payload.namespace, name: payload.name, target: target)]
+    }
+
+    /// The handler of IQs to `domain` or an address at it that no other
+    /// handler takes (`onAnyIQ`).
+    func serviceIQHandler(_ domain: String) -> IQHandler? {
+        serviceIQHandlers[domain]
     }
 
     func streamFeatures(for session: ClientSession) -> [Element] {

@@ -20,7 +20,8 @@ import XMPPCore
 /// | iq get/set            | none, or the sender's bare JID    | the `.account` handler                    |
 /// | iq get/set            | the domain                        | the `.host` handler                       |
 /// | iq get/set            | another local bare JID            | the `.user` handler                       |
-/// | iq get/set            | a service's domain                | the `.service(domain)` handler            |
+/// | iq get/set            | a service's domain                | the `.service(domain)` handler, else its `onAnyIQ` handler |
+/// | iq get/set            | an address at a service           | the service's `onAnyIQ` handler           |
 /// | iq                    | a bound full JID                  | that session                              |
 /// | iq                    | an unbound full JID               | `service-unavailable`                     |
 /// | iq result/error       | the domain                        | the feature that sent the request (`onIQResponse`), else dropped |
@@ -132,17 +133,24 @@ public final class Router: Sendable {
     }
 
     /// An IQ to one of the server's own services (`Hooks.serviceDomains`):
-    /// a request to the bare domain goes to its `.service` handler.
+    /// a request to the bare domain goes to its `.service` handler, and
+    /// what none takes, or a request to an address at the domain, to the
+    /// service's `onAnyIQ` handler.
     private func routeIQ(_ iq: IQ, toService service: String, at recipient: JID, from session: ClientSession) {
-        guard recipient.isDomainOnly else { return unhandled(iq.element, session) }
-        dispatch(iq, to: .service(service), at: recipient, from: session)
+        let fallback = session.server.hooks.serviceIQHandler(service)
+        guard recipient.isDomainOnly || fallback != nil else { return unhandled(iq.element, session) }
+        let target: IQTarget? = recipient.isDomainOnly ? .service(service) : nil
+        dispatch(iq, to: target, at: recipient, from: session, fallback: fallback)
     }
 
     /// Hands a request to its handler; answers (only) a request nobody handles.
-    private func dispatch(_ iq: IQ, to target: IQTarget, at address: JID, from session: ClientSession) {
+    private func dispatch(
+        _ iq: IQ, to target: IQTarget?, at address: JID, from session: ClientSession, fallback: IQHandler? = nil
+    ) {
         guard iq.type == .get || iq.type == .set, let payload = iq.payload else { return }
         let request = IQRequest(iq: iq, target: address, session: session)
-        guard let handler = session.server.hooks.iqHandler(iq.type!, payload, target) else {
+        guard let handler = target.flatMap({ session.server.hooks.iqHandler(iq.type!, payload, $0) }) ?? fallback
+        else {
             return request.fail(StanzaError(.serviceUnavailable))
         }
         request.answer { try handler(request) }

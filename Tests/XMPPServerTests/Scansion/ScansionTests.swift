@@ -20,7 +20,7 @@ struct ScansionTests {
         "muc_members_only_change": "MUC", "muc_members_only_deregister": "MUC", "muc_nickname_change": "MUC",
         "muc_nickname_robotface": "MUC", "muc_outcast_reason": "MUC", "muc_password": "MUC",
         "muc_presence_probe": "MUC", "muc_register": "MUC", "muc_show_offline": "MUC",
-        "muc_subject_issue_667": "MUC", "muc_whois_anyone_member": "MUC",
+        "muc_whois_anyone_member": "MUC",
         "pubsub_advanced": "pubsub service", "pubsub_basic": "pubsub service",
         "pubsub_createdelete": "pubsub service", "pubsub_max_items": "pubsub service",
         "pubsub_multi_items": "pubsub service", "pubsub_resend_on_sub": "pubsub service",

@@ -3,7 +3,8 @@ import XMPPCore
 import XMPPStorage
 
 /// XEP-0398 §4 (XEP-0153 on the users' behalf): available presence, broadcast
-/// or directed, gets `<x xmlns='vcard-temp:x:update'><photo>HASH</photo></x>`
+/// or directed, or sent to a room of the group chat service (whose
+/// occupants see it, as they do on Prosody), gets `<x xmlns='vcard-temp:x:update'><photo>HASH</photo></x>`
 /// with the SHA-1 hex of the user's vCard photo, unless the client put a
 /// `<photo/>` there itself; an `<x/>` without `<photo/>` is replaced (§4:
 /// MUST be overwritten). Contacts on clients that know only XEP-0153 (the
@@ -29,7 +30,7 @@ extension AvatarConversion {
     func installPresenceUpdate(_ hooks: Hooks) {
         // First of each chain: the presence is changed before anything
         // else sees it, then handed down the chain again.
-        for target in [PresenceTarget.broadcast, .directed] {
+        for target in [PresenceTarget.broadcast, .directed] + presenceServices.map(PresenceTarget.service) {
             hooks.onPresence([target], priority: 1000) { routed in self.addPhotoHash(to: routed, target) }
         }
         hooks.onSessionEnded { session in

@@ -23,8 +23,15 @@ import XMPPStorage
 public struct AvatarConversion: ServerFeature {
     /// The photo hash of each user with a session.
     let hashes = AvatarHashes()
+    /// The services that pass a user's presence on to others (the group
+    /// chat service), whose presence gets the hash too.
+    let presenceServices: [String]
 
-    public init() {}
+    /// The feature, adding the hash also to presence sent to each of
+    /// `presenceServices`.
+    public init(presenceServices: [String] = []) {
+        self.presenceServices = presenceServices
+    }
 
     public func install(_ hooks: Hooks) {
         hooks.advertiseOnAccount(NS.pepVCardConversion)

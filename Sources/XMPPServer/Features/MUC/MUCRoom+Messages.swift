@@ -1,0 +1,55 @@
+import XMPPCore
+
+/// Messages in a room (XEP-0045 §7.4, §7.5, §8.1): to everyone, changes of
+/// subject, and private messages between occupants.
+extension MUCRoom {
+    /// A groupchat message from the occupant `resource` joined as, for
+    /// every occupant's resources `from` its room address (§7.4). One with
+    /// a `<subject/>` and neither `<body/>` nor `<thread/>` changes the
+    /// subject (§8.1; any occupant may); any other with a `<body/>` or a
+    /// `<subject/>` goes into the history (chat states do not).
+    ///
+    /// - Throws: `not-acceptable` when `resource` is not an occupant
+    ///   (§7.4: only occupants may send to the room).
+    mutating func groupchat(_ message: Element, from resource: JID, received: Int) throws(StanzaError)
+        -> [MUCDelivery]
+    {
+        guard let occupant = occupant(joinedFrom: resource) else {
+            throw StanzaError(.notAcceptable, type: .cancel, text: "only occupants may send messages to the room")
+        }
+        var element = message
+        element.attributes.removeAll { $0.name == "to" }
+        element[attribute: "from"] = address(of: occupant.nick).description
+        let hasSubject = message.child("subject", namespace: NS.client) != nil
+        if hasSubject, message.child("body", namespace: NS.client) == nil,
+            message.child("thread", namespace: NS.client) == nil
+        {
+            subject = element
+        } else if hasSubject || message.child("body", namespace: NS.client) != nil {
+            var stored = element
+            stored.append(.delay(from: jid.description, at: received))
+            history.append(stored, received: received)
+        }
+        return toEveryone(element)
+    }
+
+    /// A private message from the occupant `resource` joined as to the
+    /// one called `nick`: each of its resources gets it `from` the
+    /// sender's room address, marked with `<x xmlns='…muc#user'/>`
+    /// (§7.5).
+    ///
+    /// - Throws: `not-acceptable` when `resource` is not an occupant,
+    ///   `item-not-found` when no one is called `nick`.
+    func privateMessage(_ message: Element, from resource: JID, to nick: String) throws(StanzaError) -> [MUCDelivery] {
+        guard let sender = occupant(joinedFrom: resource) else {
+            throw StanzaError(.notAcceptable, type: .cancel, text: "only occupants may send private messages")
+        }
+        guard let recipient = occupants[nick] else {
+            throw StanzaError(.itemNotFound, type: .cancel, text: "no one in this room has this nickname")
+        }
+        var element = message
+        element[attribute: "from"] = address(of: sender.nick).description
+        if element.child("x", namespace: NS.mucUser) == nil { element.append(Element("x", namespace: NS.mucUser)) }
+        return recipient.resources.map { MUCDelivery(to: $0, element: element.addressed(to: $0)) }
+    }
+}

@@ -1,0 +1,178 @@
+import XMPPCore
+
+/// XEP-0045: Multi-User Chat, the core of it: a group chat service at
+/// `conference.<domain>` (`muc_domain`) whose rooms live in memory.
+///
+/// | to the service or a room                        | answer                                      |
+/// |-------------------------------------------------|---------------------------------------------|
+/// | presence to `room@service/nick`                 | join (§7.2), creating an instant room owned by the user (201) when it does not exist; presence update (§7.7), nickname change (§7.6), or leaving (§7.14) for an occupant |
+/// | presence to a room without nickname             | `jid-malformed` (§7.2.1)                    |
+/// | groupchat message to a room                     | to every occupant (§7.4); `<subject/>` alone changes the subject (§8.1, any occupant) |
+/// | chat or normal message to `room@service/nick`   | to that occupant's resources (§7.5)         |
+/// | a message from someone not in the room          | `not-acceptable`                            |
+/// | disco#info and disco#items of service and rooms | §6                                          |
+/// | any other IQ (configuration, affiliations, kick, ban, registration, destroy, IQs to occupants) | `feature-not-implemented` |
+/// | an invitation or decline (§7.8)                  | `feature-not-implemented`                   |
+///
+/// Rooms are temporary (they go with their last occupant), open,
+/// unmoderated, public and semi-anonymous: moderators (the creator) see
+/// occupants' real JIDs. An occupant whose session ends, or who goes
+/// unavailable, leaves every room. Limits: `muc_max_occupants`,
+/// `muc_max_rooms_per_user`, `muc_max_room_name_length`,
+/// `muc_max_nick_length`, `muc_history_length`.
+public struct MultiUserChat: ServerFeature {
+    let service: String
+    private let enabled: Bool
+    private let maxRoomNameLength: Int
+    private let maxNickLength: Int
+    private let clock: WallClock
+    let rooms: MUCRooms
+
+    /// The feature as `config` sets it up; history is stamped with `clock`.
+    public init(config: ServerConfig, clock: WallClock = .system) {
+        service = config.mucService
+        enabled = config.muc.enabled
+        maxRoomNameLength = config.muc.maxRoomNameLength
+        maxNickLength = config.muc.maxNickLength
+        self.clock = clock
+        rooms = MUCRooms(
+            service: config.mucService,
+            limits: MUCRooms.Limits(
+                historyLength: config.muc.historyLength, maxOccupants: config.muc.maxOccupants,
+                maxRoomsPerUser: config.muc.maxRoomsPerUser))
+    }
+
+    public func install(_ hooks: Hooks) {
+        hooks.addServiceDomain(service)
+        guard enabled else { return }
+        hooks.advertiseItem(DiscoItem(jid: service, name: Self.name))
+        hooks.onIQ(.get, NS.discoInfo, "query", to: [.service(service)], Self.serviceInfo)
+        hooks.onIQ(.get, NS.discoItems, "query", to: [.service(service)], roomList)
+        hooks.onAnyIQ(at: service, answer)
+        hooks.onPresence([.service(service)]) { routed in
+            self.presence(routed)
+            return .handled
+        }
+        hooks.onMessage(to: [.service(service)]) { message in self.message(message) }
+        hooks.onSessionEnded { session in
+            guard let jid = session.jid else { return }
+            Self.send(self.rooms.leaveAll(jid), on: session.server)
+        }
+        hooks.onBroadcastPresence { presence, session in
+            guard presence.type == .unavailable, let jid = session.jid else { return }
+            Self.send(self.rooms.leaveAll(jid), on: session.server)
+        }
+    }
+
+    /// Sends what a room change caused to the resources it is for.
+    static func send(_ deliveries: [MUCDelivery], on server: ServerContext) {
+        for delivery in deliveries { server.sessions.session(delivery.to)?.deliver(delivery.element) }
+    }
+
+    // MARK: - IQs
+
+    /// Any IQ to the service or a room that no other handler takes.
+    private func answer(_ request: IQRequest) throws -> IQAnswer {
+        let target = request.target
+        guard let name = target.localpart else {
+            throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service yet")
+        }
+        guard let room = rooms.room(name) else { throw StanzaError(.itemNotFound, text: "no such room") }
+        let payload = request.iq.payload!
+        if target.resourcepart == nil, request.iq.type == .get,
+            payload.name == "query", [NS.discoInfo, NS.discoItems].contains(payload.namespace)
+        {
+            return try roomQuery(request, room: room)
+        }
+        throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service yet")
+    }
+
+    // MARK: - Presence
+
+    private func presence(_ routed: RoutedPresence) {
+        let session = routed.session
+        let sender = routed.sender
+        guard let recipient = routed.recipient, let name = recipient.localpart else { return }
+        let element = routed.presence.element
+        do throws(StanzaError) {
+            switch routed.presence.type {
+            case .available:
+                guard let nick = recipient.resourcepart else {
+                    throw StanzaError(.jidMalformed, text: "join a room as room@service/nickname")
+                }
+                try checkLengths(room: name, nick: nick)
+                let joined = rooms.nick(of: sender, in: name)
+                let out: [MUCDelivery]?
+                if joined == nil || (joined == nick && element.child("x", namespace: NS.muc) != nil) {
+                    let history = MUCHistory.Request(
+                        element.child("x", namespace: NS.muc)?.child("history", namespace: NS.muc),
+                        now: clock.milliseconds)
+                    out = try rooms.join(name, sender, nick: nick, presence: element, history: history)
+                } else if joined == nick {
+                    out = try rooms.change(name, by: sender) { $0.update(sender, presence: element) }
+                } else {
+                    out = try rooms.change(name, by: sender) { room throws(StanzaError) in
+                        try room.changeNick(sender, to: nick, presence: element)
+                    }
+                }
+                Self.send(out ?? [], on: session.server)
+            case .unavailable:
+                let out = try rooms.change(name, by: sender) { $0.leave(sender, unavailable: element) }
+                Self.send(out ?? [], on: session.server)
+            default:
+                // Errors, subscriptions and probes: a room takes none yet.
+                return
+            }
+        } catch {
+            if let reply = routed.presence.errorReply(error) { session.send(reply) }
+        }
+    }
+
+    /// Throws `not-acceptable` for a room name or nickname over its limit.
+    private func checkLengths(room name: String, nick: String) throws(StanzaError) {
+        guard name.utf8.count <= maxRoomNameLength else {
+            throw StanzaError(
+                .notAcceptable, type: .modify, text: "a room name may have at most \(maxRoomNameLength) bytes")
+        }
+        guard nick.utf8.count <= maxNickLength else {
+            throw StanzaError(.notAcceptable, type: .modify, text: "a nickname may have at most \(maxNickLength) bytes")
+        }
+    }
+
+    // MARK: - Messages
+
+    private func message(_ routed: RoutedMessage) -> Handling {
+        guard let name = routed.recipient.localpart else { return .passed }
+        let element = routed.element
+        let sender = routed.sender
+        let type = Message(element)?.type
+        guard type != .error else { return .handled }
+        do throws(StanzaError) {
+            let out: [MUCDelivery]?
+            if let nick = routed.recipient.resourcepart {
+                guard type != .groupchat else {
+                    throw StanzaError(.badRequest, text: "a private message is of type chat")
+                }
+                out = try rooms.change(name, by: sender) { room throws(StanzaError) in
+                    try room.privateMessage(element, from: sender, to: nick)
+                }
+            } else if type == .groupchat {
+                let now = clock.milliseconds
+                out = try rooms.change(name, by: sender) { room throws(StanzaError) in
+                    try room.groupchat(element, from: sender, received: now)
+                }
+            } else if element.child("x", namespace: NS.mucUser) != nil {
+                throw StanzaError(.featureNotImplemented, text: "invitations are not supported yet")
+            } else {
+                throw StanzaError(.notAcceptable, text: "messages to a room are of type groupchat")
+            }
+            guard let out else {
+                throw StanzaError(.notAcceptable, text: "only occupants may send messages to the room")
+            }
+            Self.send(out, on: routed.server)
+        } catch {
+            routed.bounce(error)
+        }
+        return .handled
+    }
+}

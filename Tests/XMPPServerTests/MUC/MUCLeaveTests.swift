@@ -1,0 +1,163 @@
+import XMPPCore
+import XMPPServer
+import XMPPTestSupport
+import Testing
+
+/// Presence changes, nickname changes and leaving (XEP-0045 §7.6, §7.7,
+/// §7.14), and what the service does not do yet.
+@Suite struct MUCLeaveTests {
+    @Test func leavingTellsEveryoneAndTheLastOneTakesTheRoomAway() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        juliet.send("<presence to='garden@\(conference)/juliet' type='unavailable'><status>bye</status></presence>")
+        let own = try juliet.receiveOne()
+        #expect(own[attribute: "type"] == "unavailable")
+        #expect(own.mucStatuses == ["110"])
+        #expect(own.mucItem?[attribute: "role"] == "none")
+        #expect(own.childText("status") == "bye")
+        let told = try romeo.receiveOne()
+        #expect(told[attribute: "type"] == "unavailable")
+        #expect(told[attribute: "from"] == "garden@\(conference)/juliet")
+        #expect(told.mucStatuses.isEmpty)
+        // No longer an occupant.
+        juliet.say("still here?", in: "garden")
+        #expect(try juliet.receiveOne().errorCondition == "not-acceptable")
+        #expect(roomList(romeo) == ["garden@\(conference)"])
+        romeo.send("<presence to='garden@\(conference)/romeo' type='unavailable'/>")
+        _ = romeo.receiveElements()
+        #expect(roomList(romeo).isEmpty)
+        // A new garden is a new room, without the old one's history.
+        let got = juliet.join("garden", as: "juliet")
+        #expect(got.first?.mucStatuses == ["201", "110"])
+    }
+
+    @Test func anEndedSessionLeavesItsRooms() throws {
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
+        juliet.dropConnection()
+        let told = romeo.receiveElements().filter { $0[attribute: "from"] == "garden@\(conference)/juliet" }
+        #expect(told.map { $0[attribute: "type"] } == ["unavailable"])
+        romeo.dropConnection()
+        let other = server.connect()
+        try other.login("romeo", "pw", resource: "other")
+        #expect(roomList(other).isEmpty)
+    }
+
+    @Test func goingUnavailableLeavesTheRooms() throws {
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
+        juliet.send("<presence type='unavailable'/>")
+        let told = romeo.receiveElements().filter { $0[attribute: "from"] == "garden@\(conference)/juliet" }
+        #expect(told.map { $0[attribute: "type"] } == ["unavailable"])
+        romeo.send("<presence type='unavailable'/>")
+        let other = server.connect()
+        try other.login("romeo", "pw", resource: "other")
+        #expect(roomList(other).isEmpty)
+    }
+
+    @Test func oneOfSeveralResourcesLeavesQuietly() throws {
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
+        let phone = server.connect()
+        try phone.login("romeo", "pw", resource: "phone")
+        _ = phone.join("garden", as: "romeo")
+        phone.dropConnection()
+        #expect(juliet.receiveElements().isEmpty)
+        #expect(romeo.receiveElements().isEmpty)
+        juliet.say("there?", in: "garden")
+        #expect(romeo.receiveElements().count == 1)
+    }
+
+    @Test func aPresenceUpdateReachesEveryone() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        juliet.send("<presence to='garden@\(conference)/juliet'><show>away</show></presence>")
+        let own = try juliet.receiveOne()
+        #expect(own.childText("show") == "away")
+        #expect(own.mucStatuses == ["110"])
+        let told = try romeo.receiveOne()
+        #expect(told.childText("show") == "away")
+        #expect(told[attribute: "from"] == "garden@\(conference)/juliet")
+        // With the avatar hash (XEP-0153), "no photo" for juliet.
+        #expect(told.child("x", namespace: NS.vcardUpdate) != nil)
+    }
+
+    @Test func aNicknameChangeIsAnUnavailableThenAnAvailablePresence() throws {
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
+        juliet.send("<presence to='garden@\(conference)/jules'/>")
+        let own = juliet.receiveElements()
+        #expect(own.count == 2)
+        #expect(own.first?[attribute: "type"] == "unavailable")
+        #expect(own.first?.mucStatuses == ["303", "110"])
+        #expect(own.first?.mucItem?[attribute: "nick"] == "jules")
+        #expect(own.last?[attribute: "from"] == "garden@\(conference)/jules")
+        #expect(own.last?.mucStatuses == ["110"])
+        let told = romeo.receiveElements()
+        #expect(told.map { $0[attribute: "from"] } == ["garden@\(conference)/juliet", "garden@\(conference)/jules"])
+        #expect(told.first?.mucStatuses == ["303"])
+        // Messages come from the new nickname; the old one is free, a
+        // taken one is a conflict.
+        juliet.say("renamed", in: "garden")
+        #expect(try romeo.receiveOne()[attribute: "from"] == "garden@\(conference)/jules")
+        _ = juliet.receiveElements()
+        juliet.send("<presence to='garden@\(conference)/romeo'/>")
+        #expect(try juliet.receiveOne().errorCondition == "conflict")
+        try server.addUser("mercutio", password: "pw")
+        let mercutio = server.connect()
+        try mercutio.login("mercutio", "pw", resource: "street")
+        #expect(mercutio.join("garden", as: "juliet").contains { $0.mucStatuses == ["110"] })
+    }
+
+    @Test func whatIsNotDoneYetIsSaid() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        let owner = romeo.request(
+            "<iq type='set' id='o' to='garden@\(conference)'><query xmlns='http://jabber.org/protocol/muc#owner'><x xmlns='jabber:x:data' type='submit'/></query></iq>",
+            id: "o")
+        #expect(owner?.errorCondition == "feature-not-implemented")
+        let kick = romeo.request(
+            "<iq type='set' id='k' to='garden@\(conference)'><query xmlns='http://jabber.org/protocol/muc#admin'><item nick='juliet' role='none'/></query></iq>",
+            id: "k")
+        #expect(kick?.errorCondition == "feature-not-implemented")
+        let register = romeo.request(
+            "<iq type='get' id='r' to='\(conference)'><query xmlns='jabber:iq:register'/></iq>", id: "r")
+        #expect(register?.errorCondition == "feature-not-implemented")
+        let vcard = romeo.request("<iq type='get' id='v' to='garden@\(conference)/juliet'><vCard xmlns='vcard-temp'/></iq>", id: "v")
+        #expect(vcard?.errorCondition == "feature-not-implemented")
+        let missing = romeo.request(
+            "<iq type='get' id='m' to='nowhere@\(conference)'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>",
+            id: "m")
+        #expect(missing?.errorCondition == "item-not-found")
+        romeo.send(
+            "<message to='garden@\(conference)'><x xmlns='http://jabber.org/protocol/muc#user'><invite to='mercutio@localhost'/></x></message>"
+        )
+        #expect(try romeo.receiveOne().errorCondition == "feature-not-implemented")
+        #expect(juliet.receiveElements().isEmpty)
+    }
+
+    @Test func discoveryDescribesTheServiceAndItsRooms() throws {
+        let (_, romeo, _) = try romeoAndJulietInTheGarden()
+        let items = romeo.request(
+            "<iq type='get' id='i' to='localhost'><query xmlns='http://jabber.org/protocol/disco#items'/></iq>", id: "i")
+        #expect(items?.child("query", namespace: NS.discoItems)?.elements.contains { $0[attribute: "jid"] == conference } == true)
+        let service = romeo.request(
+            "<iq type='get' id='s' to='\(conference)'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>", id: "s")
+        let identity = service?.child("query", namespace: NS.discoInfo)?.child("identity")
+        #expect(identity?[attribute: "category"] == "conference" && identity?[attribute: "type"] == "text")
+        #expect(features(service).contains(NS.muc))
+        let room = romeo.request(
+            "<iq type='get' id='r' to='garden@\(conference)'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>",
+            id: "r")
+        #expect(
+            Set(features(room)).isSuperset(of: [
+                NS.muc, "muc_temporary", "muc_open", "muc_unmoderated", "muc_semianonymous", "muc_public",
+            ]))
+        #expect(!features(room).contains("muc_nonanonymous"))
+    }
+
+    private func features(_ reply: Element?) -> [String] {
+        reply?.child("query", namespace: NS.discoInfo)?.elements.filter { $0.name == "feature" }.compactMap { $0[attribute: "var"] } ?? []
+    }
+
+    /// The rooms the service lists to `client`.
+    private func roomList(_ client: TestClient) -> [String] {
+        let reply = client.request(
+            "<iq type='get' id='list' to='\(conference)'><query xmlns='http://jabber.org/protocol/disco#items'/></iq>",
+            id: "list")
+        return reply?.child("query", namespace: NS.discoItems)?.elements.compactMap { $0[attribute: "jid"] } ?? []
+    }
+}

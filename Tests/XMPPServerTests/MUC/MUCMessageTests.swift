@@ -1,0 +1,83 @@
+import XMPPCore
+import XMPPServer
+import XMPPTestSupport
+import Testing
+
+/// Messages in a room (XEP-0045 §7.4, §7.5, §8.1).
+@Suite struct MUCMessageTests {
+    @Test func aGroupchatMessageReachesEveryOccupantFromTheSendersNick() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        romeo.say("hello", in: "garden")
+        for (client, jid) in [(romeo, "romeo@localhost/orchard"), (juliet, "juliet@localhost/balcony")] {
+            let message = try client.receiveOne()
+            #expect(message[attribute: "from"] == "garden@\(conference)/romeo")
+            #expect(message[attribute: "to"] == jid)
+            #expect(message[attribute: "type"] == "groupchat")
+            #expect(message[attribute: "id"] == "hello")
+            #expect(message.childText("body") == "hello")
+            #expect(message.child("delay", namespace: NS.delay) == nil)
+        }
+    }
+
+    @Test func someoneOutsideTheRoomMayNotSendToIt() throws {
+        let (server, romeo, _) = try romeoAndJulietInTheGarden()
+        try server.addUser("mercutio", password: "pw")
+        let mercutio = server.connect()
+        try mercutio.login("mercutio", "pw", resource: "street")
+        mercutio.say("a plague", in: "garden")
+        let error = try mercutio.receiveOne()
+        #expect(error[attribute: "type"] == "error")
+        #expect(error.errorCondition == "not-acceptable")
+        #expect(romeo.receiveElements().isEmpty)
+        // Nor to a room that does not exist, nor privately to an occupant.
+        mercutio.say("hello", in: "nowhere")
+        #expect(try mercutio.receiveOne().errorCondition == "not-acceptable")
+        mercutio.send("<message to='garden@\(conference)/romeo' type='chat'><body>psst</body></message>")
+        #expect(try mercutio.receiveOne().errorCondition == "not-acceptable")
+        #expect(romeo.receiveElements().isEmpty)
+    }
+
+    @Test func aPrivateMessageGoesToTheOccupantFromTheSendersNick() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        juliet.send("<message to='garden@\(conference)/romeo' type='chat' id='pm'><body>psst</body></message>")
+        let message = try romeo.receiveOne()
+        #expect(message[attribute: "from"] == "garden@\(conference)/juliet")
+        #expect(message[attribute: "to"] == "romeo@localhost/orchard")
+        #expect(message.childText("body") == "psst")
+        #expect(message.child("x", namespace: NS.mucUser) != nil)
+        #expect(juliet.receiveElements().isEmpty)
+        // To no one, or of type groupchat: refused.
+        juliet.send("<message to='garden@\(conference)/tybalt' type='chat'><body>psst</body></message>")
+        #expect(try juliet.receiveOne().errorCondition == "item-not-found")
+        juliet.send("<message to='garden@\(conference)/romeo' type='groupchat'><body>psst</body></message>")
+        #expect(try juliet.receiveOne().errorCondition == "bad-request")
+    }
+
+    @Test func anOccupantChangesTheSubject() throws {
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
+        juliet.send("<message to='garden@\(conference)' type='groupchat'><subject>Love</subject></message>")
+        for client in [romeo, juliet] {
+            let message = try client.receiveOne()
+            #expect(message[attribute: "from"] == "garden@\(conference)/juliet")
+            #expect(message.childText("subject") == "Love")
+        }
+        // A newcomer gets it last, and not as history.
+        let phone = server.connect()
+        try phone.login("romeo", "pw", resource: "phone")
+        let got = phone.join("garden", as: "romeo")
+        #expect(got.last?.childText("subject") == "Love")
+        #expect(got.last?[attribute: "from"] == "garden@\(conference)/juliet")
+        #expect(got.filter { $0.name == "message" }.count == 1)
+    }
+
+    @Test func chatStatesAreNotHistory() throws {
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
+        juliet.send(
+            "<message to='garden@\(conference)' type='groupchat'><composing xmlns='http://jabber.org/protocol/chatstates'/></message>"
+        )
+        #expect(romeo.receiveElements().count == 1)
+        let phone = server.connect()
+        try phone.login("romeo", "pw", resource: "phone")
+        #expect(phone.join("garden", as: "romeo").filter { $0.name == "message" }.count == 1)
+    }
+}
