@@ -51,6 +51,9 @@ import Testing
         #expect(got.first?.errorCondition == "conflict")
         #expect(got.first?[attribute: "from"] == "garden@\(conference)/romeo")
         #expect(romeo.receiveElements().isEmpty)
+        // The refused join left the room as it was: romeo still in it.
+        romeo.say("still here", in: "garden")
+        #expect(romeo.receiveElements().map { $0[attribute: "from"] } == ["garden@\(conference)/romeo"])
     }
 
     @Test func oneUserJoinsOneNicknameFromSeveralResources() throws {

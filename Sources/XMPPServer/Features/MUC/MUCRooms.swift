@@ -43,9 +43,12 @@ final class MUCRooms: Sendable {
         let limits = limits
         let service = service
         return try state.withLock { state throws(StanzaError) in
-            let creating = state.rooms[name] == nil
+            // Taken out of the table while it changes, so that changing it
+            // copies nothing (occupants, history).
+            let existing = state.rooms.removeValue(forKey: name)
+            let creating = existing == nil
             var room: MUCRoom
-            if let existing = state.rooms[name] {
+            if let existing {
                 room = existing
             } else {
                 guard state.created[resource.bare, default: 0] < limits.maxRoomsPerUser else {
@@ -58,9 +61,16 @@ final class MUCRooms: Sendable {
                 }
                 room = MUCRoom(jid: jid, creator: resource.bare, historyLength: limits.historyLength)
             }
-            let out = try room.join(
-                resource, nick: nick, presence: presence, history: history, created: creating,
-                maxOccupants: limits.maxOccupants)
+            let out: [MUCDelivery]
+            do throws(StanzaError) {
+                out = try room.join(
+                    resource, nick: nick, presence: presence, history: history, created: creating,
+                    maxOccupants: limits.maxOccupants)
+            } catch {
+                // A refused join changes nothing (its checks come first).
+                if let existing { state.rooms[name] = existing }
+                throw error
+            }
             if creating { state.created[resource.bare, default: 0] += 1 }
             Self.store(room, named: name, acting: resource, in: &state)
             return out
@@ -73,8 +83,15 @@ final class MUCRooms: Sendable {
         _ name: String, by resource: JID, _ change: (inout MUCRoom) throws(StanzaError) -> [MUCDelivery]
     ) throws(StanzaError) -> [MUCDelivery]? {
         try state.withLock { state throws(StanzaError) in
-            guard var room = state.rooms[name] else { return nil }
-            let out = try change(&room)
+            guard var room = state.rooms.removeValue(forKey: name) else { return nil }
+            let out: [MUCDelivery]
+            do throws(StanzaError) {
+                out = try change(&room)
+            } catch {
+                // A refused change changes nothing (its checks come first).
+                state.rooms[name] = room
+                throw error
+            }
             Self.store(room, named: name, acting: resource, in: &state)
             return out
         }
@@ -86,7 +103,7 @@ final class MUCRooms: Sendable {
         state.withLock { state in
             var out: [MUCDelivery] = []
             for name in state.roomsOf[resource] ?? [] {
-                guard var room = state.rooms[name] else { continue }
+                guard var room = state.rooms.removeValue(forKey: name) else { continue }
                 out += room.leave(resource)
                 Self.store(room, named: name, acting: resource, in: &state)
             }
