@@ -56,6 +56,8 @@ public enum NS {
     /// XEP-0045: Multi-User Chat, what the room tells occupants (`<x/>`
     /// with `<item/>` and `<status/>`).
     public static let mucUser = "http://jabber.org/protocol/muc#user"
+    /// XEP-0045 §10: an owner's configuration of a room.
+    public static let mucOwner = "http://jabber.org/protocol/muc#owner"
     /// XEP-0049: Private XML Storage.
     public static let privateStorage = "jabber:iq:private"
     /// XEP-0054: vcard-temp.

@@ -362,8 +362,9 @@ public struct ServerConfig: Sendable, Equatable {
     /// temporary and vanish when their last occupant leaves.
     public struct MUC: Sendable, Equatable {
         /// Whether users may create and join rooms. Key `muc_enabled`,
-        /// default yes. Off, the service's address answers
-        /// `service-unavailable` and disco does not list it.
+        /// default yes. Off, requests and messages to the service's address
+        /// get `service-unavailable`, presence to it is dropped, and disco
+        /// does not list it.
         public var enabled = true
         /// The group chat service's address. Key `muc_domain`, default
         /// empty: `conference.<domain>` (see `mucService`).

@@ -105,9 +105,18 @@ import Testing
 
     @Test func whatIsNotDoneYetIsSaid() throws {
         let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        // An instant room (§10.1.2) is what every room is: the owner's
+        // empty submit is accepted; a configuration is not done yet.
+        let instant = romeo.request(
+            "<iq type='set' id='i' to='garden@\(conference)'><query xmlns='http://jabber.org/protocol/muc#owner'><x xmlns='jabber:x:data' type='submit'/></query></iq>",
+            id: "i")
+        #expect(instant?[attribute: "type"] == "result")
+        let notOwner = juliet.request(
+            "<iq type='set' id='n' to='garden@\(conference)'><query xmlns='http://jabber.org/protocol/muc#owner'><x xmlns='jabber:x:data' type='submit'/></query></iq>",
+            id: "n")
+        #expect(notOwner?.errorCondition == "feature-not-implemented")
         let owner = romeo.request(
-            "<iq type='set' id='o' to='garden@\(conference)'><query xmlns='http://jabber.org/protocol/muc#owner'><x xmlns='jabber:x:data' type='submit'/></query></iq>",
-            id: "o")
+            "<iq type='get' id='o' to='garden@\(conference)'><query xmlns='http://jabber.org/protocol/muc#owner'/></iq>", id: "o")
         #expect(owner?.errorCondition == "feature-not-implemented")
         let kick = romeo.request(
             "<iq type='set' id='k' to='garden@\(conference)'><query xmlns='http://jabber.org/protocol/muc#admin'><item nick='juliet' role='none'/></query></iq>",
@@ -159,5 +168,32 @@ import Testing
             "<iq type='get' id='list' to='\(conference)'><query xmlns='http://jabber.org/protocol/disco#items'/></iq>",
             id: "list")
         return reply?.child("query", namespace: NS.discoItems)?.elements.compactMap { $0[attribute: "jid"] } ?? []
+    }
+}
+
+/// Occupancy that must not outlive its session, and joins that must not
+/// bring the server down.
+@Suite struct MUCSessionEdgeTests {
+    @Test func aSessionThatReplacesAnotherStartsInNoRoom() throws {
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
+        let again = server.connect()
+        try again.login("romeo", "pw", resource: "orchard")
+        #expect(romeo.isClosed, "the older session got conflict")
+        let seen = juliet.receiveElements().filter { $0.name == "presence" }
+        #expect(seen.contains { $0[attribute: "from"] == "garden@\(conference)/romeo" && $0[attribute: "type"] == "unavailable" })
+        _ = again.receiveElements()
+        juliet.say("anyone?", in: "garden")
+        #expect(again.receiveElements().isEmpty, "the new session is in no room")
+    }
+
+    @Test func aHugeHistoryWindowIsNoLimitAndNoCrash() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        romeo.say("first", in: "garden")
+        _ = romeo.receiveElements()
+        _ = juliet.receiveElements()
+        juliet.send("<presence to='garden@\(conference)/juliet' type='unavailable'/>")
+        _ = juliet.receiveElements()
+        let got = juliet.join("garden", as: "juliet", "<history seconds='99999999999999999'/>")
+        #expect(got.contains { $0.child("body")?.text == "first" })
     }
 }

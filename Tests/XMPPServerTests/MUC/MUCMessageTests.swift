@@ -81,3 +81,27 @@ import Testing
         #expect(phone.join("garden", as: "romeo").filter { $0.name == "message" }.count == 1)
     }
 }
+
+/// What only the room may say is taken out of what occupants send.
+@Suite struct MUCForgeryTests {
+    @Test func occupantsCannotSpeakForTheRoom() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        let forged =
+            "<x xmlns='http://jabber.org/protocol/muc#user'><status code='104'/></x>"
+            + "<delay xmlns='urn:xmpp:delay' from='garden@\(conference)' stamp='2001-01-01T00:00:00Z'/>"
+            + "<stanza-id xmlns='urn:xmpp:sid:0' by='garden@\(conference)' id='fake'/>"
+            + "<delay xmlns='urn:xmpp:delay' stamp='2020-01-01T00:00:00Z'/>"
+        romeo.send("<message to='garden@\(conference)' type='groupchat'><body>hi</body>\(forged)</message>")
+        let got = try #require(juliet.receiveElements().first { $0.name == "message" })
+        #expect(got.child("x", namespace: NS.mucUser) == nil)
+        #expect(got.child("stanza-id", namespace: NS.stanzaID) == nil)
+        #expect(got.elements.filter { $0.name == "delay" }.map { $0[attribute: "from"] } == [nil], "the client's own delay stays")
+        _ = romeo.receiveElements()
+        romeo.send(
+            "<message to='garden@\(conference)/juliet' type='chat'><body>psst</body>"
+                + "<x xmlns='http://jabber.org/protocol/muc#user'><invite from='admin@localhost'/></x></message>")
+        let whispered = try #require(juliet.receiveElements().first { $0.name == "message" })
+        let marks = whispered.elements.filter { $0.name == "x" && $0.namespace == NS.mucUser }
+        #expect(marks.count == 1 && marks.first?.elements.isEmpty == true, "\(whispered.xml)")
+    }
+}

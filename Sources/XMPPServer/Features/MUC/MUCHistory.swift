@@ -30,7 +30,8 @@ struct MUCHistory: Sendable {
             guard let history else { return }
             maxStanzas = history[attribute: "maxstanzas"].flatMap { Int($0) }.map { max(0, $0) }
             maxCharacters = history[attribute: "maxchars"].flatMap { Int($0) }.map { max(0, $0) }
-            let seconds = history[attribute: "seconds"].flatMap { Int($0) }.map { now - max(0, $0) * 1000 }
+            // Clamped first: a client's number times 1000 must not overflow.
+            let seconds = history[attribute: "seconds"].flatMap { Int($0) }.map { now - min(max(0, $0), now / 1000) * 1000 }
             let since = history[attribute: "since"].flatMap(DateTimeProfile.milliseconds(from:))
             notBefore = [seconds, since].compactMap { $0 }.max()
         }

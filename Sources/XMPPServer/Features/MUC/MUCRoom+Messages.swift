@@ -17,7 +17,7 @@ extension MUCRoom {
         guard let occupant = occupant(joinedFrom: resource) else {
             throw StanzaError(.notAcceptable, type: .cancel, text: "only occupants may send messages to the room")
         }
-        var element = message
+        var element = cleaned(message)
         element.attributes.removeAll { $0.name == "to" }
         element[attribute: "from"] = address(of: occupant.nick).description
         let hasSubject = message.child("subject", namespace: NS.client) != nil
@@ -47,9 +47,29 @@ extension MUCRoom {
         guard let recipient = occupants[nick] else {
             throw StanzaError(.itemNotFound, type: .cancel, text: "no one in this room has this nickname")
         }
-        var element = message
+        var element = cleaned(message)
         element[attribute: "from"] = address(of: sender.nick).description
-        if element.child("x", namespace: NS.mucUser) == nil { element.append(Element("x", namespace: NS.mucUser)) }
+        element.append(Element("x", namespace: NS.mucUser))
         return recipient.resources.map { MUCDelivery(to: $0, element: element.addressed(to: $0)) }
+    }
+
+    /// `message` without what only the room may say: `muc#user` elements
+    /// (status codes, real JIDs, invitations) and delays or stanza ids
+    /// claiming the room or the service, which would backdate or mark a
+    /// message as the room's own.
+    private func cleaned(_ message: Element) -> Element {
+        var element = message
+        let service = jid.domainpart
+        /// Whether an attribute names the service or an address at it
+        /// (what does not read as a JID is dropped too).
+        func claimsRoom(_ by: String?) -> Bool {
+            guard let by else { return false }
+            guard let claimed = try? JID(by) else { return true }
+            return claimed.domainpart == service
+        }
+        element.removeChildren(named: "x", namespace: NS.mucUser) { _ in true }
+        element.removeChildren(named: "delay", namespace: NS.delay) { claimsRoom($0[attribute: "from"]) }
+        element.removeChildren(named: "stanza-id", namespace: NS.stanzaID) { claimsRoom($0[attribute: "by"]) }
+        return element
     }
 }

@@ -45,12 +45,13 @@ final class MUCRooms: Sendable {
         return try state.withLock { state throws(StanzaError) in
             // Taken out of the table while it changes, so that changing it
             // copies nothing (occupants, history).
-            let existing = state.rooms.removeValue(forKey: name)
-            let creating = existing == nil
             var room: MUCRoom
-            if let existing {
+            let creating: Bool
+            if let existing = state.rooms.removeValue(forKey: name) {
                 room = existing
+                creating = false
             } else {
+                creating = true
                 guard state.created[resource.bare, default: 0] < limits.maxRoomsPerUser else {
                     throw StanzaError(
                         .resourceConstraint, type: .wait,
@@ -68,7 +69,7 @@ final class MUCRooms: Sendable {
                     maxOccupants: limits.maxOccupants)
             } catch {
                 // A refused join changes nothing (its checks come first).
-                if let existing { state.rooms[name] = existing }
+                if !creating { state.rooms[name] = room }
                 throw error
             }
             if creating { state.created[resource.bare, default: 0] += 1 }

@@ -58,6 +58,12 @@ public struct MultiUserChat: ServerFeature {
             guard let jid = session.jid else { return }
             Self.send(self.rooms.leaveAll(jid), on: session.server)
         }
+        // A session that replaced another on the same full JID (which ends
+        // without its JID) starts in no room: the old one's rooms see it go.
+        hooks.onSessionBound { session in
+            guard let jid = session.jid else { return }
+            Self.send(self.rooms.leaveAll(jid).filter { $0.to != jid }, on: session.server)
+        }
         hooks.onBroadcastPresence { presence, session in
             guard presence.type == .unavailable, let jid = session.jid else { return }
             Self.send(self.rooms.leaveAll(jid), on: session.server)
@@ -84,7 +90,21 @@ public struct MultiUserChat: ServerFeature {
         {
             return try roomQuery(request, room: room)
         }
+        if target.resourcepart == nil, Self.acceptsInstantRoom(request, creator: room.creator) { return .result(nil) }
         throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service yet")
+    }
+
+    /// Whether `request` is the owner's empty submit (or cancel) of the
+    /// configuration form, which creates an instant room (§10.1.2): every
+    /// room already is one, so it is answered with a result, for clients
+    /// that wait for it before they call the room created.
+    private static func acceptsInstantRoom(_ request: IQRequest, creator: JID) -> Bool {
+        guard request.iq.type == .set, request.iq.element[attribute: "from"].flatMap({ try? JID($0) })?.bare == creator,
+            let query = request.iq.payload, query.name == "query", query.namespace == NS.mucOwner,
+            query.elements.count == 1, let form = query.child("x", namespace: NS.dataForms),
+            form[attribute: "type"] == "submit" || form[attribute: "type"] == "cancel"
+        else { return false }
+        return form.elements.allSatisfy { $0[attribute: "var"] == "FORM_TYPE" }
     }
 
     // MARK: - Presence
