@@ -123,6 +123,7 @@ extension ServerConfig {
         .single("muc_max_rooms_per_user", \.muc.maxRoomsPerUser, .integer),
         .single("muc_max_room_name_length", \.muc.maxRoomNameLength, .integer),
         .single("muc_max_nick_length", \.muc.maxNickLength, .integer),
+        .single("muc_max_stanza_size", \.muc.maxStanzaSize, .size),
         .list("contact_abuse", \.contact.abuse, .uri),
         .list("contact_admin", \.contact.admin, .uri),
         .list("contact_feedback", \.contact.feedback, .uri),

@@ -387,6 +387,12 @@ public struct ServerConfig: Sendable, Equatable {
         /// Longest nickname, in bytes; a longer one gets `not-acceptable`.
         /// Key `muc_max_nick_length`, default 64, from 1 to 1023.
         public var maxNickLength = 64
+        /// Largest message or presence a room takes, serialized, in bytes:
+        /// a room keeps its history, subject and occupants' presence in
+        /// memory and sends each message to every occupant. A larger one
+        /// gets `not-acceptable`. Key `muc_max_stanza_size`, default 64KiB,
+        /// from 1KiB to 1MiB.
+        public var maxStanzaSize = 64 << 10
     }
 
     /// How much the server tells about its software (XEP-0092).

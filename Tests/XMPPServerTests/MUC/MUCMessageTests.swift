@@ -105,3 +105,19 @@ import Testing
         #expect(marks.count == 1 && marks.first?.elements.isEmpty == true, "\(whispered.xml)")
     }
 }
+
+/// `muc_max_stanza_size` bounds what rooms keep and fan out.
+@Suite struct MUCSizeTests {
+    @Test func aStanzaOverTheRoomLimitIsNotAcceptable() throws {
+        let config = try ServerConfig.parse("muc_max_stanza_size = 1KiB", fileName: "test")
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden(config: config)
+        let long = String(repeating: "x", count: 2000)
+        romeo.send("<message to='garden@\(conference)' type='groupchat'><body>\(long)</body></message>")
+        #expect(romeo.receiveElements().first?.errorCondition == "not-acceptable")
+        #expect(juliet.receiveElements().isEmpty)
+        romeo.send("<presence to='garden@\(conference)/romeo'><status>\(long)</status></presence>")
+        #expect(romeo.receiveElements().first?.errorCondition == "not-acceptable")
+        romeo.say("short", in: "garden")
+        #expect(juliet.receiveElements().count == 1)
+    }
+}

@@ -25,6 +25,7 @@ public struct MultiUserChat: ServerFeature {
     private let enabled: Bool
     private let maxRoomNameLength: Int
     private let maxNickLength: Int
+    private let maxStanzaSize: Int
     private let clock: WallClock
     let rooms: MUCRooms
 
@@ -34,6 +35,7 @@ public struct MultiUserChat: ServerFeature {
         enabled = config.muc.enabled
         maxRoomNameLength = config.muc.maxRoomNameLength
         maxNickLength = config.muc.maxNickLength
+        maxStanzaSize = config.muc.maxStanzaSize
         self.clock = clock
         rooms = MUCRooms(
             service: config.mucService,
@@ -121,6 +123,7 @@ public struct MultiUserChat: ServerFeature {
                     throw StanzaError(.jidMalformed, text: "join a room as room@service/nickname")
                 }
                 try checkLengths(room: name, nick: nick)
+                try checkSize(element)
                 let joined = rooms.nick(of: sender, in: name)
                 let out: [MUCDelivery]?
                 if joined == nil || (joined == nick && element.child("x", namespace: NS.muc) != nil) {
@@ -148,6 +151,14 @@ public struct MultiUserChat: ServerFeature {
         }
     }
 
+    /// Throws `not-acceptable` for a stanza over `muc_max_stanza_size`.
+    private func checkSize(_ element: Element) throws(StanzaError) {
+        guard let size = try? XMLSerializer.string(element).utf8.count, size <= maxStanzaSize else {
+            throw StanzaError(
+                .notAcceptable, type: .modify, text: "a room takes stanzas of at most \(maxStanzaSize) bytes")
+        }
+    }
+
     /// Throws `not-acceptable` for a room name or nickname over its limit.
     private func checkLengths(room name: String, nick: String) throws(StanzaError) {
         guard name.utf8.count <= maxRoomNameLength else {
@@ -168,6 +179,7 @@ public struct MultiUserChat: ServerFeature {
         let type = Message(element)?.type
         guard type != .error else { return .handled }
         do throws(StanzaError) {
+            try checkSize(element)
             let out: [MUCDelivery]?
             if let nick = routed.recipient.resourcepart {
                 guard type != .groupchat else {
