@@ -197,3 +197,19 @@ import Testing
         #expect(got.contains { $0.child("body")?.text == "first" })
     }
 }
+
+extension MUCSessionEdgeTests {
+    /// RFC 6121 §4.6.3: unavailable presence ends directed presence, and a
+    /// room join is one, even from a resource that never sent initial
+    /// presence.
+    @Test func goingUnavailableWithoutInitialPresenceLeavesTheRooms() throws {
+        let (server, _, juliet) = try romeoAndJulietInTheGarden()
+        let phone = server.connect()
+        try phone.login("romeo", "pw", resource: "phone")
+        _ = phone.join("garden", as: "montague")
+        _ = juliet.receiveElements()
+        phone.send("<presence type='unavailable'/>")
+        let seen = juliet.receiveElements()
+        #expect(seen.contains { $0[attribute: "from"] == "garden@\(conference)/montague" && $0[attribute: "type"] == "unavailable" })
+    }
+}

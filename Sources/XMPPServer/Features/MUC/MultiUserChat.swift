@@ -66,9 +66,13 @@ public struct MultiUserChat: ServerFeature {
             guard let jid = session.jid else { return }
             Self.send(self.rooms.leaveAll(jid).filter { $0.to != jid }, on: session.server)
         }
-        hooks.onBroadcastPresence { presence, session in
-            guard presence.type == .unavailable, let jid = session.jid else { return }
-            Self.send(self.rooms.leaveAll(jid), on: session.server)
+        // Ahead of the broadcast, which skips a resource that never sent
+        // initial presence: going unavailable leaves every room all the same.
+        hooks.onPresence([.broadcast], priority: 100) { routed in
+            if routed.presence.type == .unavailable {
+                Self.send(self.rooms.leaveAll(routed.sender), on: routed.session.server)
+            }
+            return .passed
         }
     }
 
