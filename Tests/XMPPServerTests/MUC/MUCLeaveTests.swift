@@ -213,3 +213,21 @@ extension MUCSessionEdgeTests {
         #expect(seen.contains { $0[attribute: "from"] == "garden@\(conference)/montague" && $0[attribute: "type"] == "unavailable" })
     }
 }
+
+extension MUCSessionEdgeTests {
+    /// XEP-0410: a ping to one's own occupant address says whether one is
+    /// still in the room; strangers may not address occupants (§7.3).
+    @Test func selfPingTellsWhetherOneIsStillIn() throws {
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
+        let ping = { (to: String) in "<iq type='get' id='p' to='garden@\(conference)/\(to)'><ping xmlns='urn:xmpp:ping'/></iq>" }
+        #expect(romeo.request(ping("romeo"), id: "p")?[attribute: "type"] == "result")
+        #expect(romeo.request(ping("nobody"), id: "p")?.errorCondition == "item-not-found")
+        try server.addUser("mercutio", password: "pw")
+        let mercutio = server.connect()
+        try mercutio.login("mercutio", "pw", resource: "street")
+        #expect(mercutio.request(ping("juliet"), id: "p")?.errorCondition == "not-acceptable")
+        juliet.send("<presence to='garden@\(conference)/juliet' type='unavailable'/>")
+        _ = juliet.receiveElements()
+        #expect(juliet.request(ping("juliet"), id: "p")?.errorCondition == "not-acceptable")
+    }
+}

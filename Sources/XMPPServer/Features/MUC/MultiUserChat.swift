@@ -97,6 +97,17 @@ public struct MultiUserChat: ServerFeature {
             return try roomQuery(request, room: room)
         }
         if target.resourcepart == nil, Self.acceptsInstantRoom(request, creator: room.creator) { return .result(nil) }
+        if let nick = target.resourcepart {
+            // §7.3 and XEP-0410: only occupants may address occupants, and
+            // a ping to one's own nickname says whether one is still in.
+            guard let sender = request.session.jid, let own = rooms.nick(of: sender, in: name) else {
+                throw StanzaError(.notAcceptable, text: "only occupants may address occupants")
+            }
+            guard room.occupants[nick] != nil else { throw StanzaError(.itemNotFound, text: "no one has this nickname") }
+            if nick == own, request.iq.type == .get, payload.name == "ping", payload.namespace == NS.ping {
+                return .result(nil)
+            }
+        }
         throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service yet")
     }
 
