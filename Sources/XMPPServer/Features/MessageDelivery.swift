@@ -55,7 +55,8 @@ public struct MessageDelivery: ServerFeature {
         case .chat, .normal:
             let recipients = server.sessions.topPriorityResources(of: user)
             guard !recipients.isEmpty else {
-                let undelivered = UndeliveredMessage(message: message, user: user, waitingSender: routed.session, server: server)
+                let undelivered = UndeliveredMessage(
+                    message: message, original: routed.original, user: user, waitingSender: routed.session, server: server)
                 return server.hooks.messageOffline(undelivered)
             }
             for handle in recipients { handle.deliver(message.element) }

@@ -25,7 +25,7 @@ public struct OfflineMessages: ServerFeature {
         hooks.advertise("msgoffline")
         hooks.onMessageOffline { undelivered in
             if let sender = undelivered.waitingSender {
-                Self.store(undelivered.message, for: undelivered.user, from: sender)
+                Self.store(undelivered, from: sender)
             } else {
                 Self.keep(undelivered.message, for: undelivered.user, server: undelivered.server)
             }
@@ -38,28 +38,24 @@ public struct OfflineMessages: ServerFeature {
         case stored, overQuota, unreachable, notKept
     }
 
-    /// Keeps `message` for `user` (a bare JID), answering the sender with an
-    /// error when the account does not exist, blocks the sender, or is over
-    /// its quota.
-    private static func store(_ message: Message, for user: JID, from session: ClientSession) {
-        guard let username = user.localpart else { return }
-        session.withStorage(job(storing: message, for: username, server: session.server)) { result in
+    /// Keeps `undelivered`'s message for its user, answering `session`, the
+    /// waiting sender, with an error when the account does not exist,
+    /// blocks the sender, or is over its quota.
+    private static func store(_ undelivered: UndeliveredMessage, from session: ClientSession) {
+        guard let username = undelivered.user.localpart else { return }
+        session.withStorage(job(storing: undelivered.message, for: username, server: session.server)) { result in
             switch result {
             case .success(.unreachable):
-                // The recipient's archive keeps no copy either: no id of one goes back.
-                var returned = message.element
-                returned.removeChildren(named: "stanza-id", namespace: NS.stanzaID) { $0[attribute: "by"] == user.description }
-                if let reply = Message(returned)?.errorReply(StanzaError(.serviceUnavailable)) { session.send(reply) }
+                undelivered.bounce(StanzaError(.serviceUnavailable))
             case .success(.overQuota):
                 session.log.notice("offline quota of \(username) reached")
-                if let reply = message.errorReply(StanzaError(.resourceConstraint, type: .wait, text: "the recipient's offline storage is full")) {
-                    session.send(reply)
-                }
+                undelivered.bounce(
+                    StanzaError(.resourceConstraint, type: .wait, text: "the recipient's offline storage is full"))
             case .success(.stored), .success(.notKept):
                 break
             case .failure(let error):
                 session.log.error("offline storage failed: \(error)")
-                if let reply = message.errorReply(StanzaError(.internalServerError)) { session.send(reply) }
+                undelivered.bounce(StanzaError(.internalServerError))
             }
         }
     }

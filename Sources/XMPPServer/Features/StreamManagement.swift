@@ -122,7 +122,8 @@ public struct StreamManagement: ServerFeature {
             let recipients = server.sessions.topPriorityResources(of: jid.bare)
             guard !recipients.isEmpty else {
                 return server.hooks.messageOffline(
-                    UndeliveredMessage(message: message, user: jid.bare, waitingSender: nil, server: server))
+                    UndeliveredMessage(
+                        message: message, original: stanza, user: jid.bare, waitingSender: nil, server: server))
             }
             for handle in recipients { handle.deliver(stanza) }
         } else if let iq = IQ(stanza), iq.type == .get || iq.type == .set, let sender = iq.from,

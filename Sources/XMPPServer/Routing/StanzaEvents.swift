@@ -122,6 +122,9 @@ public struct RoutedPresence {
 public struct UndeliveredMessage {
     /// The message, as it would have been delivered.
     public let message: Message
+    /// The message as its sender sent it: what an error reply returns
+    /// (RoutedMessage.original).
+    public let original: Element
     /// The user it is for (a bare JID).
     public let user: JID
     /// The sender's session while it waits for the outcome (its next
@@ -130,6 +133,12 @@ public struct UndeliveredMessage {
     public let waitingSender: ClientSession?
     /// The server it is on.
     public let server: ServerContext
+
+    /// Answers the waiting sender, if any, with `error` and the message as
+    /// it was sent.
+    public func bounce(_ error: StanzaError) {
+        if let waitingSender, let reply = Message(original)?.errorReply(error) { waitingSender.send(reply) }
+    }
 }
 
 extension Hooks {
@@ -229,9 +238,7 @@ extension Hooks {
     /// with `service-unavailable` when no handler takes it.
     public func messageOffline(_ message: UndeliveredMessage) {
         for entry in offlineHandlers where entry.handler(message) == .handled { return }
-        if let sender = message.waitingSender, let reply = message.message.errorReply(StanzaError(.serviceUnavailable)) {
-            sender.send(reply)
-        }
+        message.bounce(StanzaError(.serviceUnavailable))
     }
 
     /// Whether a delivery filter kept `element` back from `session`.
