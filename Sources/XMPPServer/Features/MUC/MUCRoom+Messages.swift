@@ -60,16 +60,14 @@ extension MUCRoom {
     private func cleaned(_ message: Element) -> Element {
         var element = message
         let service = jid.domainpart
-        /// Whether an attribute names the service or an address at it
-        /// (what does not read as a JID is dropped too).
-        func claimsRoom(_ by: String?) -> Bool {
-            guard let by else { return false }
-            guard let claimed = try? JID(by) else { return true }
-            return claimed.domainpart == service
-        }
         element.removeChildren(named: "x", namespace: NS.mucUser) { _ in true }
-        element.removeChildren(named: "delay", namespace: NS.delay) { claimsRoom($0[attribute: "from"]) }
-        element.removeChildren(named: "stanza-id", namespace: NS.stanzaID) { claimsRoom($0[attribute: "by"]) }
+        // A delay without `from` is the client's own; one naming the service
+        // or an address at it (or not a JID at all) claims the room.
+        element.removeChildren(named: "delay", namespace: NS.delay) { delay in
+            guard let from = delay[attribute: "from"] else { return false }
+            return (try? JID(from))?.domainpart ?? service == service
+        }
+        MessageArchive.stripStanzaIDs(claimedBy: service, from: &element)
         return element
     }
 }
