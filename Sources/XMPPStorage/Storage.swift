@@ -346,6 +346,17 @@ public enum Storage {
                 CREATE INDEX pep_subscriptions_by_subscriber ON pep_subscriptions (subscriber_id);
                 """)
         }
+        migrator.register("0015-muc-rooms") { database in
+            // Persistent group chat rooms (XEP-0045): see SQLiteMUCRoomStore.
+            // A room is the service's, so no account owns the row.
+            try database.execute(
+                """
+                CREATE TABLE muc_rooms (
+                    name TEXT PRIMARY KEY,
+                    data TEXT NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

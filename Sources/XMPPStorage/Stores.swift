@@ -27,6 +27,8 @@ public final class Stores {
     public let pep: any PEPStore
     /// The users' private XML (XEP-0049).
     public let privateXML: any PrivateXMLStore
+    /// The persistent group chat rooms (XEP-0045).
+    public let mucRooms: any MUCRoomStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -44,6 +46,7 @@ public final class Stores {
         self.uploads = SQLiteUploadStore(database: database)
         self.pep = SQLitePEPStore(database: database)
         self.privateXML = SQLitePrivateXMLStore(database: database)
+        self.mucRooms = SQLiteMUCRoomStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
@@ -76,6 +79,7 @@ public final class Stores {
         self.uploads = uploads
         self.pep = pep
         self.privateXML = privateXML
+        self.mucRooms = InMemoryMUCRoomStore()
     }
 
     /// Runs `body` in one transaction when the stores share a database, so

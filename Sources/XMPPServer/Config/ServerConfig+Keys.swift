@@ -124,6 +124,8 @@ extension ServerConfig {
         .single("muc_max_room_name_length", \.muc.maxRoomNameLength, .integer),
         .single("muc_max_nick_length", \.muc.maxNickLength, .integer),
         .single("muc_max_stanza_size", \.muc.maxStanzaSize, .size),
+        .single("muc_max_affiliations", \.muc.maxAffiliations, .integer),
+        .list("muc_room_creators", \.muc.roomCreators, .string),
         .list("contact_abuse", \.contact.abuse, .uri),
         .list("contact_admin", \.contact.admin, .uri),
         .list("contact_feedback", \.contact.feedback, .uri),

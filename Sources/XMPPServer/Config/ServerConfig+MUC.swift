@@ -1,3 +1,5 @@
+import XMPPCore
+
 /// The group chat service's address as the settings resolve it, and the
 /// checks of the `muc_*` keys.
 extension ServerConfig {
@@ -26,5 +28,11 @@ extension ServerConfig {
         try require(muc.maxRoomNameLength, in: 1...1023, key: "muc_max_room_name_length", formatNumber)
         try require(muc.maxNickLength, in: 1...1023, key: "muc_max_nick_length", formatNumber)
         try require(muc.maxStanzaSize, in: 1024...(1 << 20), key: "muc_max_stanza_size", formatSize)
+        try require(muc.maxAffiliations, in: 1...100_000, key: "muc_max_affiliations", formatNumber)
+        for creator in muc.roomCreators {
+            guard let jid = try? JID(creator), jid.localpart != nil, jid.resourcepart == nil else {
+                throw ConfigError(key: "muc_room_creators", "'\(creator)' is not a bare JID such as alice@\(domain)")
+            }
+        }
     }
 }

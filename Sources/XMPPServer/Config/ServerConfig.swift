@@ -358,8 +358,9 @@ public struct ServerConfig: Sendable, Equatable {
         public var expiry = Duration.seconds(30 * 86_400)
     }
 
-    /// Group chat settings (XEP-0045). Rooms live in memory: they are
-    /// temporary and vanish when their last occupant leaves.
+    /// Group chat settings (XEP-0045). Rooms live in memory; a temporary
+    /// one vanishes with its last occupant, a persistent one is also kept
+    /// in storage.
     public struct MUC: Sendable, Equatable {
         /// Whether users may create and join rooms. Key `muc_enabled`,
         /// default yes. Off, requests and messages to the service's address
@@ -393,6 +394,14 @@ public struct ServerConfig: Sendable, Equatable {
         /// gets `not-acceptable`. Key `muc_max_stanza_size`, default 64KiB,
         /// from 1KiB to 1MiB.
         public var maxStanzaSize = 64 << 10
+        /// Most users one room keeps an affiliation with (members, admins,
+        /// owners, outcasts); one more gets `resource-constraint`. Key
+        /// `muc_max_affiliations`, default 1000, from 1 to 100000.
+        public var maxAffiliations = 1000
+        /// The users (bare JIDs) who may create rooms; empty, every user of
+        /// the server may. Others get `not-allowed` when they join a room
+        /// that does not exist. Key `muc_room_creators`, default empty.
+        public var roomCreators: [String] = []
     }
 
     /// How much the server tells about its software (XEP-0092).

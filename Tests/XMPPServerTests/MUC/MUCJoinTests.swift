@@ -24,7 +24,7 @@ import Testing
 
     @Test func aNewcomerGetsTheOthersFirstAndItselfLast() throws {
         let (_, romeo, juliet) = try romeoAndJuliet()
-        _ = romeo.join("garden", as: "romeo")
+        romeo.create("garden", as: "romeo")
         let got = juliet.join("garden", as: "juliet")
         let presence = got.filter { $0.name == "presence" }
         #expect(presence.map { $0[attribute: "from"] } == ["garden@\(conference)/romeo", "garden@\(conference)/juliet"])
@@ -44,7 +44,7 @@ import Testing
 
     @Test func aTakenNicknameIsAConflict() throws {
         let (_, romeo, juliet) = try romeoAndJuliet()
-        _ = romeo.join("garden", as: "romeo")
+        romeo.create("garden", as: "romeo")
         let got = juliet.join("garden", as: "romeo")
         #expect(got.count == 1)
         #expect(got.first?[attribute: "type"] == "error")
@@ -64,9 +64,14 @@ import Testing
         let own = got.first { $0[attribute: "from"] == "garden@\(conference)/romeo" }
         #expect(own?.mucStatuses == ["110"])
         #expect(own?.mucItem?[attribute: "jid"] == "romeo@localhost/phone")
-        // The others learn nothing new.
-        #expect(juliet.receiveElements().isEmpty)
-        #expect(romeo.receiveElements().isEmpty)
+        // The others get its presence again: juliet, who does not see real
+        // JIDs, as before; romeo's first resource as its own, with 110.
+        let toJuliet = juliet.receiveElements()
+        #expect(toJuliet.count == 1)
+        #expect(toJuliet.first?.mucItem?[attribute: "jid"] == nil)
+        let toRomeo = romeo.receiveElements()
+        #expect(toRomeo.first?.mucStatuses == ["110"])
+        #expect(toRomeo.first?.mucItem?[attribute: "jid"] == "romeo@localhost/orchard")
         // Both resources get the room's messages.
         juliet.say("hello", in: "garden")
         for client in [romeo, phone] {
@@ -86,7 +91,7 @@ import Testing
         var config = ServerConfig()
         config.muc.maxOccupants = 1
         let (server, romeo, juliet) = try romeoAndJuliet(config: config)
-        _ = romeo.join("garden", as: "romeo")
+        romeo.create("garden", as: "romeo")
         #expect(juliet.join("garden", as: "juliet").first?.errorCondition == "service-unavailable")
         // Another resource of an occupant takes no place of its own.
         let phone = server.connect()
@@ -102,7 +107,7 @@ import Testing
         _ = romeo.join("two", as: "romeo")
         #expect(romeo.join("three", as: "romeo").first?.errorCondition == "resource-constraint")
         // Joining someone else's room is not creating one.
-        _ = juliet.join("hers", as: "juliet")
+        juliet.create("hers", as: "juliet")
         #expect(romeo.join("hers", as: "romeo").first?.errorCondition == nil)
         // A room that vanished counts no more.
         romeo.send("<presence to='one@\(conference)/romeo' type='unavailable'/>")

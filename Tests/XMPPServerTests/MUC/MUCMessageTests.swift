@@ -29,9 +29,10 @@ import Testing
         #expect(error[attribute: "type"] == "error")
         #expect(error.errorCondition == "not-acceptable")
         #expect(romeo.receiveElements().isEmpty)
-        // Nor to a room that does not exist, nor privately to an occupant.
+        // A room that does not exist is not found; private messages to
+        // an occupant are for occupants.
         mercutio.say("hello", in: "nowhere")
-        #expect(try mercutio.receiveOne().errorCondition == "not-acceptable")
+        #expect(try mercutio.receiveOne().errorCondition == "item-not-found")
         mercutio.send("<message to='garden@\(conference)/romeo' type='chat'><body>psst</body></message>")
         #expect(try mercutio.receiveOne().errorCondition == "not-acceptable")
         #expect(romeo.receiveElements().isEmpty)
@@ -55,6 +56,15 @@ import Testing
 
     @Test func anOccupantChangesTheSubject() throws {
         let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
+        // Only moderators may, until the owner lets participants (§8.1).
+        juliet.send("<message to='garden@\(conference)' type='groupchat'><subject>Hate</subject></message>")
+        #expect(try juliet.receiveOne().errorCondition == "forbidden")
+        #expect(romeo.receiveElements().isEmpty)
+        let allowed = romeo.request(
+            "<iq type='set' id='c' to='garden@\(conference)'><query xmlns='http://jabber.org/protocol/muc#owner'><x xmlns='jabber:x:data' type='submit'><field var='muc#roomconfig_changesubject'><value>1</value></field></x></query></iq>",
+            id: "c")
+        #expect(allowed?[attribute: "type"] == "result")
+        #expect(juliet.receiveElements().first?.mucStatuses == ["104"])
         juliet.send("<message to='garden@\(conference)' type='groupchat'><subject>Love</subject></message>")
         for client in [romeo, juliet] {
             let message = try client.receiveOne()

@@ -13,6 +13,18 @@ extension TestClient {
         return receiveElements()
     }
 
+    /// Creates `room` as `nick`: joins it, then accepts the default
+    /// configuration (an instant room, XEP-0045 §10.1.2), which unlocks
+    /// it; returns what the join got.
+    @discardableResult
+    func create(_ room: String, as nick: String) -> [Element] {
+        let joined = join(room, as: nick)
+        _ = request(
+            "<iq type='set' id='instant' to='\(room)@\(conference)'><query xmlns='http://jabber.org/protocol/muc#owner'><x xmlns='jabber:x:data' type='submit'/></query></iq>",
+            id: "instant")
+        return joined
+    }
+
     /// Sends a groupchat message with `body` to `room`.
     func say(_ body: String, in room: String) {
         send("<message to='\(room)@\(conference)' type='groupchat' id='\(body)'><body>\(body)</body></message>")
@@ -44,7 +56,7 @@ func romeoAndJulietInTheGarden(
         client.send("<presence/>")
         _ = client.receiveElements()
     }
-    _ = romeo.join("garden", as: "romeo")
+    romeo.create("garden", as: "romeo")
     _ = juliet.join("garden", as: "juliet")
     _ = romeo.receiveElements()
     return (server, romeo, juliet)

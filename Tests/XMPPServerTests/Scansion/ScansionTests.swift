@@ -14,13 +14,17 @@ struct ScansionTests {
     /// The scripts that do not pass, by file name without `.scs`, with the
     /// reason; `Tests/Scripts/README.md` lists the same.
     static let notPassing: [String: String] = [
-        // Group chat and the generic pubsub service: the group-chat issue.
-        "issue1224": "MUC", "issue505": "MUC", "issue978": "MUC", "issue978-multi": "MUC",
-        "muc_affiliation_notify": "MUC", "muc_create_destroy": "MUC", "muc_mediated_invite": "MUC",
-        "muc_members_only_change": "MUC", "muc_members_only_deregister": "MUC", "muc_nickname_change": "MUC",
-        "muc_nickname_robotface": "MUC", "muc_outcast_reason": "MUC", "muc_password": "MUC",
-        "muc_presence_probe": "MUC", "muc_register": "MUC", "muc_show_offline": "MUC",
-        "muc_whois_anyone_member": "MUC",
+        // Group chat: what is not done yet.
+        "muc_presence_probe":
+            "presence broadcast by role (muc#roomconfig_presencebroadcast) and presence probes to occupants",
+        "muc_show_offline":
+            "presence broadcast by role (muc#roomconfig_presencebroadcast), with the presence of members "
+            + "not in the room",
+        // Prosody's own rules.
+        "muc_nickname_robotface":
+            "Prosody's strict resourceprep of nicknames: it refuses 🤖️ (with U+FE0F) and names the error "
+            + "from the prepared nickname",
+        // The generic pubsub service: the group-chat issue.
         "pubsub_advanced": "pubsub service", "pubsub_basic": "pubsub service",
         "pubsub_createdelete": "pubsub service", "pubsub_max_items": "pubsub service",
         "pubsub_multi_items": "pubsub service", "pubsub_resend_on_sub": "pubsub service",
@@ -66,12 +70,31 @@ struct ScansionTests {
     static let adaptations: [String: (reason: String, change: @Sendable (String) -> String)] = [
         "pep_itemreply": (rosterVersionsReason, anyRosterVersion),
         "pep_publish_subscribe": (rosterVersionsReason, anyRosterVersion),
+        "muc_create_destroy": (
+            noPhotoReason + "; and the script is played up to 'Admin connects': what follows is Prosody's "
+                + "ad-hoc command for server admins http://prosody.im/protocol/muc#destroy",
+            { text in
+                let played = text.components(separatedBy: "Admin connects")[0]
+                return played.replacingOccurrences(
+                    of: "<x xmlns=\"vcard-temp:x:update\">\n\t\t\t<photo/>\n\t\t</x>",
+                    with: "<x xmlns=\"vcard-temp:x:update\"/>")
+            }
+        ),
+        "muc_outcast_reason": (
+            "the script sends a presence after Romeo disconnects, which scansion's client drops silently; "
+                + "the runner refuses to send on a closed stream",
+            { $0.replacingOccurrences(of: "Romeo disconnects\n\nRomeo sends:\n\t<presence type='unavailable'/>\n", with: "Romeo disconnects\n") }
+        ),
         "extdisco": (
             "Swiftlet says when TURN credentials expire (XEP-0215 `expires`, turn_credentials_lifetime); "
                 + "Prosody's test setup gives them no lifetime",
             { $0.replacingOccurrences(of: "type='turn' restricted='1'", with: "type='turn' restricted='1' expires='{scansion:any}'") }
         ),
     ]
+
+    static let noPhotoReason =
+        "a user without a vCard photo gets <x xmlns='vcard-temp:x:update'/> without <photo/> (XEP-0153 §4.3: "
+        + "the server cannot tell that the client has no avatar); Prosody's setup sends an empty <photo/>"
 
     static let rosterVersionsReason =
         "roster versions are opaque strings (RFC 6121 §2.6.1); the script expects Prosody's numbers"

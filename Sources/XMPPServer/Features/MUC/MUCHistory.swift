@@ -52,12 +52,27 @@ struct MUCHistory: Sendable {
         entries.reserveCapacity(min(capacity, 64))
     }
 
+    /// This history keeping at most `capacity` messages: the newest of
+    /// those it has.
+    func resized(to capacity: Int) -> MUCHistory {
+        var resized = MUCHistory(capacity: capacity)
+        let count = entries.count
+        for offset in max(0, count - capacity)..<count {
+            let entry = entries[(start + offset) % count]
+            resized.append(entry)
+        }
+        return resized
+    }
+
     /// Remembers `message`, received at `received`, forgetting the oldest
     /// one when full.
     mutating func append(_ message: Element, received: Int) {
-        guard capacity > 0 else { return }
         let characters = (try? XMLSerializer.string(message).count) ?? 0
-        let entry = Entry(message: message, received: received, characters: characters)
+        append(Entry(message: message, received: received, characters: characters))
+    }
+
+    private mutating func append(_ entry: Entry) {
+        guard capacity > 0 else { return }
         if entries.count < capacity {
             entries.append(entry)
         } else {

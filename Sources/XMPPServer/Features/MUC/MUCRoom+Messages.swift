@@ -6,16 +6,21 @@ extension MUCRoom {
     /// A groupchat message from the occupant `resource` joined as, for
     /// every occupant's resources `from` its room address (§7.4). One with
     /// a `<subject/>` and neither `<body/>` nor `<thread/>` changes the
-    /// subject (§8.1; any occupant may); any other with a `<body/>` or a
-    /// `<subject/>` goes into the history (chat states do not).
+    /// subject (§8.1: moderators may, and participants when the room lets
+    /// them); any other with a `<body/>` or a `<subject/>` goes into the
+    /// history (chat states do not).
     ///
     /// - Throws: `not-acceptable` when `resource` is not an occupant
-    ///   (§7.4: only occupants may send to the room).
+    ///   (§7.4: only occupants may send to the room), `forbidden` for a
+    ///   visitor (§7.4) or a subject change the occupant may not make.
     mutating func groupchat(_ message: Element, from resource: JID, received: Int) throws(StanzaError)
         -> [MUCDelivery]
     {
         guard let occupant = occupant(joinedFrom: resource) else {
             throw StanzaError(.notAcceptable, type: .cancel, text: "only occupants may send messages to the room")
+        }
+        guard occupant.role >= .participant else {
+            throw StanzaError(.forbidden, type: .auth, text: "visitors may not speak in this moderated room")
         }
         var element = cleaned(message)
         element.attributes.removeAll { $0.name == "to" }
@@ -24,7 +29,11 @@ extension MUCRoom {
         if hasSubject, message.child("body", namespace: NS.client) == nil,
             message.child("thread", namespace: NS.client) == nil
         {
+            guard occupant.role == .moderator || configuration.occupantsMayChangeSubject else {
+                throw StanzaError(.forbidden, type: .auth, text: "only moderators may change the subject of this room")
+            }
             subject = element
+            revision += 1
         } else if hasSubject || message.child("body", namespace: NS.client) != nil {
             var stored = element
             stored.append(.delay(from: jid.description, at: received))
@@ -39,10 +48,22 @@ extension MUCRoom {
     /// (§7.5).
     ///
     /// - Throws: `not-acceptable` when `resource` is not an occupant,
-    ///   `item-not-found` when no one is called `nick`.
+    ///   `forbidden` when the room does not let it send private messages
+    ///   (`muc#roomconfig_allowpm`), `item-not-found` when no one is
+    ///   called `nick`.
     func privateMessage(_ message: Element, from resource: JID, to nick: String) throws(StanzaError) -> [MUCDelivery] {
         guard let sender = occupant(joinedFrom: resource) else {
             throw StanzaError(.notAcceptable, type: .cancel, text: "only occupants may send private messages")
+        }
+        let allowed: Bool =
+            switch configuration.privateMessages {
+            case .anyone: true
+            case .participants: sender.role >= .participant
+            case .moderators: sender.role == .moderator
+            case .none: false
+            }
+        guard allowed else {
+            throw StanzaError(.forbidden, type: .auth, text: "this room does not let you send private messages")
         }
         guard let recipient = occupants[nick] else {
             throw StanzaError(.itemNotFound, type: .cancel, text: "no one in this room has this nickname")

@@ -5,21 +5,49 @@ import XMPPCore
 /// `<x xmlns='…muc#user'><item affiliation role [jid]/><status/>…</x>`.
 extension MUCRoom {
     /// Status codes of `<status code/>` (§15.6).
-    enum Status: Int {
+    enum Status: Int, Sendable {
+        /// Everyone sees real JIDs in this room.
+        case nonAnonymous = 100
         /// This presence is about you.
         case selfPresence = 110
         /// The room was created by this join.
         case created = 201
+        /// The occupant was banned.
+        case banned = 301
         /// The occupant changed nickname (`<item nick/>` names the new one).
         case nickChanged = 303
+        /// The occupant was kicked.
+        case kicked = 307
+        /// The occupant lost the affiliation a members-only room requires.
+        case affiliationRemoved = 321
+        /// The room became members-only and the occupant is no member.
+        case membersOnlyNow = 322
+        /// The occupant's client failed to take the room's stanzas.
+        case technicalError = 333
+    }
+
+    /// What a presence about an occupant says besides its state: status
+    /// codes, and for a removal who did it, why, or the room's end.
+    struct PresenceNote: Sendable {
+        var statuses: [Status] = []
+        /// The new nickname of a 303.
+        var newNick: String?
+        /// The nickname of the moderator who kicked, banned or changed
+        /// an affiliation (§9.1), and its real JID, for those who see JIDs.
+        var actor: String?
+        var actorJID: JID?
+        var reason: String?
+        /// The `<destroy/>` of a destroyed room (§10.9).
+        var destroy: Element?
     }
 
     /// How `occupant` appears: its last presence (or `unavailable`, which
-    /// may carry the client's `<status/>`), from its room address, with
-    /// its item showing `jid` when given, and `statuses`.
+    /// may carry the client's `<status/>`), from its room address, with an
+    /// item for each of `jids` (the real JIDs shown; none: one item
+    /// without), and `note` (its actor's JID when `showsActorJID`).
     func presence(
-        of occupant: MUCOccupant, unavailable: Element? = nil, showing jid: JID?, statuses: [Status],
-        newNick: String? = nil
+        of occupant: MUCOccupant, unavailable: Element? = nil, showing jids: [JID], note: PresenceNote,
+        showsActorJID: Bool = false
     ) -> Element {
         var element = unavailable ?? occupant.presence
         element.attributes.removeAll { $0.name == "to" || $0.name == "id" }
@@ -29,48 +57,62 @@ extension MUCRoom {
             "item", namespace: NS.mucUser,
             attributes: [
                 "affiliation": occupant.affiliation.rawValue,
-                "role": unavailable == nil ? occupant.role.rawValue : "none",
+                // A nickname change keeps the role (§7.6); a leave ends it.
+                "role": unavailable == nil || note.newNick != nil ? occupant.role.rawValue : "none",
             ])
-        if let jid { item[attribute: "jid"] = jid.description }
-        if let newNick { item[attribute: "nick"] = newNick }
+        if let newNick = note.newNick { item[attribute: "nick"] = newNick }
+        if let actor = note.actor {
+            var element = Element("actor", namespace: NS.mucUser, attributes: ["nick": actor])
+            if showsActorJID { element[attribute: "jid"] = note.actorJID?.description }
+            item.append(element)
+        }
+        if let reason = note.reason { item.append(Element("reason", namespace: NS.mucUser, children: [.text(reason)])) }
+        let items = jids.isEmpty ? [item] : jids.map { jid in
+            var shown = item
+            shown[attribute: "jid"] = jid.description
+            return shown
+        }
         func status(_ status: Status) -> Element {
             Element("status", namespace: NS.mucUser, attributes: ["code": String(status.rawValue)])
         }
         // 110 after the item, the others before it, in Prosody's order,
         // which clients have long seen.
         var x = Element("x", namespace: NS.mucUser)
-        for code in statuses where code != .selfPresence { x.append(status(code)) }
-        x.append(item)
-        if statuses.contains(.selfPresence) { x.append(status(.selfPresence)) }
+        if let destroy = note.destroy { x.append(destroy) }
+        for code in note.statuses where code != .selfPresence { x.append(status(code)) }
+        for item in items { x.append(item) }
+        if note.statuses.contains(.selfPresence) { x.append(status(.selfPresence)) }
         element.append(x)
         return element
     }
 
-    /// Whether the resource `recipient` joined as a moderator, who sees
-    /// real JIDs (a semi-anonymous room, §4.2).
-    func seesJIDs(_ recipient: JID) -> Bool {
-        occupant(joinedFrom: recipient)?.role == .moderator
+    /// `presence(of:unavailable:showing:note:)` with only status codes.
+    func presence(of occupant: MUCOccupant, showing jids: [JID], statuses: [Status]) -> Element {
+        presence(of: occupant, showing: jids, note: PresenceNote(statuses: statuses))
+    }
+
+    /// The real JIDs of `occupant` that those who see JIDs are shown: each
+    /// of its resources, the latest to join first.
+    func realJIDs(of occupant: MUCOccupant) -> [JID] {
+        occupant.resources.reversed()
     }
 
     /// `occupant`'s presence for each of `recipients`: its own resources
-    /// get status 110 and their own JID besides `statuses`, moderators see
-    /// its first resource's JID, the others no JID. Two copies are built
-    /// for the others, whatever their number.
+    /// get status 110 and their own JID besides the note, those who see
+    /// real JIDs its resources' JIDs and the actor's, the others no JID. Two copies are built for the others, whatever their number.
     func presence(
         of occupant: MUCOccupant, to recipients: some Sequence<JID>, unavailable: Element? = nil,
-        statuses: [Status] = [], newNick: String? = nil
+        note: PresenceNote = PresenceNote()
     ) -> [MUCDelivery] {
-        let hidden = presence(
-            of: occupant, unavailable: unavailable, showing: nil, statuses: statuses, newNick: newNick)
+        let hidden = presence(of: occupant, unavailable: unavailable, showing: [], note: note)
         let shown = presence(
-            of: occupant, unavailable: unavailable, showing: occupant.resources.first, statuses: statuses,
-            newNick: newNick)
+            of: occupant, unavailable: unavailable, showing: realJIDs(of: occupant), note: note, showsActorJID: true)
+        var own = note
+        own.statuses.append(.selfPresence)
         return recipients.map { recipient in
             if occupant.resources.contains(recipient) {
-                let own = presence(
-                    of: occupant, unavailable: unavailable, showing: recipient, statuses: statuses + [.selfPresence],
-                    newNick: newNick)
-                return MUCDelivery(to: recipient, element: own.addressed(to: recipient))
+                let element = presence(of: occupant, unavailable: unavailable, showing: [recipient], note: own)
+                return MUCDelivery(to: recipient, element: element.addressed(to: recipient))
             }
             return MUCDelivery(to: recipient, element: (seesJIDs(recipient) ? shown : hidden).addressed(to: recipient))
         }

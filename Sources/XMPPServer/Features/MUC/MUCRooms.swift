@@ -3,20 +3,26 @@ import XMPPCore
 
 /// Every room of the group chat service, in memory, shared by all loops:
 /// each change runs under one lock and returns the stanzas it causes,
-/// which the caller sends after (`MultiUserChat.send`).
+/// which the caller sends after (`MultiUserChat.send`). Persistent rooms
+/// are written to storage through `persistence` as they change.
 final class MUCRooms: Sendable {
     /// The bounds the rooms keep to.
     struct Limits: Sendable {
         var historyLength: Int
         var maxOccupants: Int
         var maxRoomsPerUser: Int
+        var maxAffiliations: Int
+        /// The users who may create rooms; empty: every local user.
+        var creators: Set<JID>
     }
 
     private struct State {
         /// The rooms by localpart.
         var rooms: [String: MUCRoom] = [:]
-        /// The rooms each joined resource is in, to take it out of all of
-        /// them when its session ends.
+        /// The rooms each resource joined, to take it out of all of them
+        /// when its session ends: a superset, as one it left, was removed
+        /// from or that ended stays listed until then (leaving a room one
+        /// is not in does nothing).
         var roomsOf: [JID: Set<String>] = [:]
         /// How many existing rooms each user created.
         var created: [JID: Int] = [:]
@@ -24,22 +30,31 @@ final class MUCRooms: Sendable {
 
     let service: String
     let limits: Limits
+    let persistence: MUCPersistence
     private let state = Mutex(State())
 
     /// No rooms yet at `service`.
-    init(service: String, limits: Limits) {
+    init(service: String, limits: Limits, persistence: MUCPersistence = MUCPersistence()) {
         self.service = service
         self.limits = limits
+        self.persistence = persistence
+    }
+
+    /// The bounds a room's configuration may reach.
+    var configurationLimits: MUCRoom.ConfigurationLimits {
+        MUCRoom.ConfigurationLimits(maxUsers: limits.maxOccupants, historyLength: limits.historyLength)
     }
 
     /// Joins `resource` to the room `name` as `nick`, creating the room
-    /// (owned by the user) when it does not exist.
+    /// (owned by the user, locked until configured) when it does not
+    /// exist.
     ///
-    /// - Throws: what `MUCRoom.join` throws, and `resource-constraint` when
-    ///   the user already created `maxRoomsPerUser` rooms that exist.
-    func join(
-        _ name: String, _ resource: JID, nick: String, presence: Element, history: MUCHistory.Request
-    ) throws(StanzaError) -> [MUCDelivery] {
+    /// - Throws: what `MUCRoom.join` throws; `not-allowed` when the user
+    ///   may not create rooms (`muc_room_creators`), `resource-constraint`
+    ///   when it already created `maxRoomsPerUser` rooms that exist.
+    func join(_ name: String, _ resource: JID, nick: String, _ request: MUCRoom.JoinRequest) throws(StanzaError)
+        -> [MUCDelivery]
+    {
         let limits = limits
         let service = service
         return try state.withLock { state throws(StanzaError) in
@@ -52,6 +67,9 @@ final class MUCRooms: Sendable {
                 creating = false
             } else {
                 creating = true
+                guard limits.creators.isEmpty || limits.creators.contains(resource.bare) else {
+                    throw StanzaError(.notAllowed, type: .cancel, text: "you may not create rooms on this service")
+                }
                 guard state.created[resource.bare, default: 0] < limits.maxRoomsPerUser else {
                     throw StanzaError(
                         .resourceConstraint, type: .wait,
@@ -60,31 +78,36 @@ final class MUCRooms: Sendable {
                 guard let jid = try? JID(localpart: name, domainpart: service) else {
                     throw StanzaError(.jidMalformed)
                 }
-                room = MUCRoom(jid: jid, creator: resource.bare, historyLength: limits.historyLength)
+                room = MUCRoom(
+                    jid: jid, creator: resource.bare,
+                    configuration: MUCRoomConfiguration(
+                        maxUsers: limits.maxOccupants, historyLength: limits.historyLength))
+                room.isLocked = true
             }
+            let before = room.snapshot
             let out: [MUCDelivery]
             do throws(StanzaError) {
                 out = try room.join(
-                    resource, nick: nick, presence: presence, history: history, created: creating,
-                    maxOccupants: limits.maxOccupants)
+                    resource, nick: nick, request, created: creating, serviceLimit: limits.maxOccupants)
             } catch {
                 // A refused join changes nothing (its checks come first).
                 if !creating { state.rooms[name] = room }
                 throw error
             }
             if creating { state.created[resource.bare, default: 0] += 1 }
-            Self.store(room, named: name, acting: resource, in: &state)
+            state.roomsOf[resource, default: []].insert(name)
+            store(room, named: name, before: before, in: &state)
             return out
         }
     }
 
-    /// Runs `change` on the room `name`, which `resource` (the sender)
-    /// acts in; nil when there is no such room.
-    func change(
-        _ name: String, by resource: JID, _ change: (inout MUCRoom) throws(StanzaError) -> [MUCDelivery]
-    ) throws(StanzaError) -> [MUCDelivery]? {
+    /// Runs `change` on the room `name`; nil when there is no such room.
+    func change(_ name: String, _ change: (inout MUCRoom) throws(StanzaError) -> [MUCDelivery]) throws(StanzaError)
+        -> [MUCDelivery]?
+    {
         try state.withLock { state throws(StanzaError) in
             guard var room = state.rooms.removeValue(forKey: name) else { return nil }
+            let before = room.snapshot
             let out: [MUCDelivery]
             do throws(StanzaError) {
                 out = try change(&room)
@@ -93,7 +116,7 @@ final class MUCRooms: Sendable {
                 state.rooms[name] = room
                 throw error
             }
-            Self.store(room, named: name, acting: resource, in: &state)
+            store(room, named: name, before: before, in: &state)
             return out
         }
     }
@@ -103,12 +126,25 @@ final class MUCRooms: Sendable {
     func leaveAll(_ resource: JID) -> [MUCDelivery] {
         state.withLock { state in
             var out: [MUCDelivery] = []
-            for name in state.roomsOf[resource] ?? [] {
+            for name in state.roomsOf.removeValue(forKey: resource) ?? [] {
                 guard var room = state.rooms.removeValue(forKey: name) else { continue }
+                let before = room.snapshot
                 out += room.leave(resource)
-                Self.store(room, named: name, acting: resource, in: &state)
+                store(room, named: name, before: before, in: &state)
             }
             return out
+        }
+    }
+
+    /// Puts back the persistent rooms storage kept, at start, before any
+    /// user can join.
+    func restore(_ restored: [MUCRoom]) {
+        state.withLock { state in
+            for room in restored {
+                guard let name = room.jid.localpart else { continue }
+                state.rooms[name] = room
+                state.created[room.creator, default: 0] += 1
+            }
         }
     }
 
@@ -117,31 +153,54 @@ final class MUCRooms: Sendable {
         state.withLock { $0.rooms[name]?.nicks[resource] }
     }
 
-    /// A copy of the room `name`, or nil.
-    func room(_ name: String) -> MUCRoom? {
-        state.withLock { $0.rooms[name] }
-    }
-
-    /// Every room's address, sorted (every room is public for now).
-    var roomAddresses: [JID] {
-        state.withLock { $0.rooms.values.map(\.jid) }.sorted { $0.description < $1.description }
-    }
-
-    /// Keeps `room` after a change by `resource`: notes whether `resource`
-    /// is still in it, and removes it once empty (rooms are temporary).
-    private static func store(_ room: MUCRoom, named name: String, acting resource: JID, in state: inout State) {
-        if room.nicks[resource] != nil {
-            state.roomsOf[resource, default: []].insert(name)
-        } else if var joined = state.roomsOf[resource] {
-            joined.remove(name)
-            state.roomsOf[resource] = joined.isEmpty ? nil : joined
+    /// `read`'s answer about the room `name`, read under the lock, or nil
+    /// when there is no such room.
+    func read<Value>(_ name: String, _ read: (borrowing MUCRoom) throws(StanzaError) -> Value) throws(StanzaError)
+        -> Value?
+    {
+        try state.withLock { state throws(StanzaError) in
+            guard let room = state.rooms[name] else { return nil }
+            return try read(room)
         }
-        guard room.isEmpty else {
+    }
+
+    /// The addresses and names of the rooms the service lists (public and
+    /// unlocked), sorted.
+    var publicRooms: [(jid: JID, name: String)] {
+        state.withLock { state in
+            state.rooms.values.filter { $0.configuration.isPublic && !$0.isLocked }.map {
+                (jid: $0.jid, name: $0.configuration.name.isEmpty ? $0.jid.localpart ?? "" : $0.configuration.name)
+            }
+        }.sorted { $0.jid.description < $1.jid.description }
+    }
+
+    /// Keeps `room` after a change: writes or deletes what storage keeps
+    /// of it, and removes it once destroyed, or empty and temporary.
+    private func store(_ room: MUCRoom, named name: String, before: MUCRoom.Snapshot, in state: inout State) {
+        let persistent = room.configuration.persistent && !room.isDestroyed
+        if persistent, room.revision != before.revision || !before.persistent {
+            persistence.save(room)
+        } else if before.persistent, !persistent {
+            persistence.delete(name)
+        }
+        guard room.isDestroyed || (room.isEmpty && !room.configuration.persistent) else {
             state.rooms[name] = room
             return
         }
-        state.rooms[name] = nil
         let remaining = state.created[room.creator, default: 1] - 1
         state.created[room.creator] = remaining > 0 ? remaining : nil
+    }
+}
+
+extension MUCRoom {
+    /// What `MUCRooms` compares after a change: whether what storage
+    /// keeps changed.
+    struct Snapshot {
+        var revision: Int
+        var persistent: Bool
+    }
+
+    var snapshot: Snapshot {
+        Snapshot(revision: revision, persistent: configuration.persistent)
     }
 }

@@ -1,25 +1,28 @@
 import XMPPCore
 
-/// XEP-0045: Multi-User Chat, the core of it: a group chat service at
-/// `conference.<domain>` (`muc_domain`) whose rooms live in memory.
+/// XEP-0045: Multi-User Chat, a group chat service at
+/// `conference.<domain>` (`muc_domain`). Rooms live in memory; persistent
+/// ones are also kept in storage and come back after a restart.
 ///
 /// | to the service or a room                        | answer                                      |
 /// |-------------------------------------------------|---------------------------------------------|
-/// | presence to `room@service/nick`                 | join (§7.2), creating an instant room owned by the user (201) when it does not exist; presence update (§7.7), nickname change (§7.6), or leaving (§7.14) for an occupant |
-/// | presence to a room without nickname             | `jid-malformed` (§7.2.1)                    |
-/// | groupchat message to a room                     | to every occupant (§7.4); `<subject/>` alone changes the subject (§8.1, any occupant) |
+/// | presence to `room@service/nick`                 | join (§7.2), creating a locked room owned by the user (201) when it does not exist; presence update (§7.7), nickname change (§7.6), or leaving (§7.14) for an occupant |
+/// | presence to a room without nickname             | `jid-malformed` (§7.2.1); unavailable leaves |
+/// | groupchat message to a room                     | to every occupant (§7.4); `<subject/>` alone changes the subject (§8.1) |
 /// | chat or normal message to `room@service/nick`   | to that occupant's resources (§7.5)         |
+/// | `<invite/>`, `<decline/>` to a room             | passed on by the room (§7.8.2, §7.8.3)      |
 /// | a message from someone not in the room          | `not-acceptable`                            |
-/// | disco#info and disco#items of service and rooms | §6                                          |
-/// | any other IQ (configuration, affiliations, kick, ban, registration, destroy, IQs to occupants) | `feature-not-implemented` |
-/// | an invitation or decline (§7.8)                  | `feature-not-implemented`                   |
+/// | `muc#owner` get or set                          | configuration form, submit, cancel, destroy (§10) |
+/// | `muc#admin` get or set                          | lists, roles and affiliations (§8, §9)      |
+/// | `jabber:iq:register` to a room                  | registration of a member's nickname (§7.10) |
+/// | disco#info and disco#items of service and rooms | §6, and the `x-roomuser-item` node (§7.10.1) |
+/// | IQs to occupants                                | `not-acceptable` for strangers; self-ping (XEP-0410) |
 ///
-/// Rooms are temporary (they go with their last occupant), open,
-/// unmoderated, public and semi-anonymous: moderators (the creator) see
-/// occupants' real JIDs. An occupant whose session ends, or who goes
-/// unavailable, leaves every room. Limits: `muc_max_occupants`,
-/// `muc_max_rooms_per_user`, `muc_max_room_name_length`,
-/// `muc_max_nick_length`, `muc_history_length`.
+/// An occupant whose session ends, or who goes unavailable, leaves every
+/// room. Limits: `muc_max_occupants`, `muc_max_rooms_per_user`,
+/// `muc_max_affiliations`, `muc_max_room_name_length`,
+/// `muc_max_nick_length`, `muc_history_length`, `muc_max_stanza_size`;
+/// `muc_room_creators` names who may create rooms.
 public struct MultiUserChat: ServerFeature {
     let service: String
     private let enabled: Bool
@@ -41,7 +44,8 @@ public struct MultiUserChat: ServerFeature {
             service: config.mucService,
             limits: MUCRooms.Limits(
                 historyLength: config.muc.historyLength, maxOccupants: config.muc.maxOccupants,
-                maxRoomsPerUser: config.muc.maxRoomsPerUser))
+                maxRoomsPerUser: config.muc.maxRoomsPerUser, maxAffiliations: config.muc.maxAffiliations,
+                creators: Set(config.muc.roomCreators.compactMap { try? JID($0).bare })))
     }
 
     public func install(_ hooks: Hooks) {
@@ -51,6 +55,7 @@ public struct MultiUserChat: ServerFeature {
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.service(service)], Self.serviceInfo)
         hooks.onIQ(.get, NS.discoItems, "query", to: [.service(service)], roomList)
         hooks.onAnyIQ(at: service, answer)
+        hooks.onStart(start)
         hooks.onPresence([.service(service)]) { routed in
             self.presence(routed)
             return .handled
@@ -76,9 +81,36 @@ public struct MultiUserChat: ServerFeature {
         }
     }
 
-    /// Sends what a room change caused to the resources it is for.
+    /// Brings back the persistent rooms, in a storage job that (submitted
+    /// at start) runs before any session's, then writes changes.
+    private func start(_ server: ServerContext) {
+        let (rooms, service, log) = (rooms, service, server.log)
+        rooms.persistence.attach(to: server)
+        server.storage.run(on: server.loop, { stores in
+            rooms.restore(MUCPersistence.restore(try stores.mucRooms.rooms(), service: service, log: log))
+        }) { result in
+            if case .failure(let error) = result { log.error("cannot load the persistent rooms: \(error)") }
+        }
+    }
+
+    /// Sends what a room change caused: to a joined resource, or to each
+    /// available resource of a bare JID; a message for a local user with
+    /// none (an invitation) waits in offline storage.
     static func send(_ deliveries: [MUCDelivery], on server: ServerContext) {
-        for delivery in deliveries { server.sessions.session(delivery.to)?.deliver(delivery.element) }
+        for delivery in deliveries {
+            guard delivery.to.isBare else {
+                server.sessions.session(delivery.to)?.deliver(delivery.element)
+                continue
+            }
+            let recipients = server.sessions.topPriorityResources(of: delivery.to)
+            for handle in recipients { handle.deliver(delivery.element.addressed(to: handle.jid)) }
+            if recipients.isEmpty, delivery.to.domainpart == server.domain, let message = Message(delivery.element) {
+                server.hooks.messageOffline(
+                    UndeliveredMessage(
+                        message: message, original: delivery.element, user: delivery.to, waitingSender: nil,
+                        server: server))
+            }
+        }
     }
 
     // MARK: - IQs
@@ -87,41 +119,165 @@ public struct MultiUserChat: ServerFeature {
     private func answer(_ request: IQRequest) throws -> IQAnswer {
         let target = request.target
         guard let name = target.localpart else {
-            throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service yet")
+            throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service")
         }
-        guard let room = rooms.room(name) else { throw StanzaError(.itemNotFound, text: "no such room") }
+        guard let sender = request.session.jid else { throw StanzaError(.notAuthorized) }
         let payload = request.iq.payload!
-        if target.resourcepart == nil, request.iq.type == .get,
-            payload.name == "query", [NS.discoInfo, NS.discoItems].contains(payload.namespace)
-        {
-            return try roomQuery(request, room: room)
-        }
-        if target.resourcepart == nil, Self.acceptsInstantRoom(request, creator: room.creator) { return .result(nil) }
-        if let nick = target.resourcepart {
-            // §7.3 and XEP-0410: only occupants may address occupants, and
-            // a ping to one's own nickname says whether one is still in.
-            guard let sender = request.session.jid, let own = rooms.nick(of: sender, in: name) else {
-                throw StanzaError(.notAcceptable, text: "only occupants may address occupants")
+        if let nick = target.resourcepart { return try occupantQuery(request, room: name, nick: nick, sender: sender) }
+        let limit = rooms.limits.maxAffiliations
+        let configurationLimits = rooms.configurationLimits
+        let isSet = request.iq.type == .set
+        var reply: Element?
+        func change(_ body: (inout MUCRoom) throws(StanzaError) -> [MUCDelivery]) throws -> IQAnswer {
+            guard let out = try rooms.change(name, body) else {
+                throw StanzaError(.itemNotFound, text: "no such room")
             }
-            guard room.occupants[nick] != nil else { throw StanzaError(.itemNotFound, text: "no one has this nickname") }
-            if nick == own, request.iq.type == .get, payload.name == "ping", payload.namespace == NS.ping {
-                return .result(nil)
-            }
+            Self.send(out, on: request.server)
+            return .result(reply)
         }
-        throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service yet")
+        func read(_ body: (borrowing MUCRoom) throws(StanzaError) -> Element?) throws -> IQAnswer {
+            guard let answer = try rooms.read(name, body) else {
+                throw StanzaError(.itemNotFound, text: "no such room")
+            }
+            return .result(answer)
+        }
+        switch (payload.namespace, payload.name, isSet) {
+        case (NS.discoInfo, "query", false), (NS.discoItems, "query", false):
+            return try read { room throws(StanzaError) in try self.roomQuery(request, room: room, sender: sender) }
+        case (NS.mucOwner, "query", false):
+            return try read { room throws(StanzaError) in
+                try room.checkOwner(sender)
+                let form = room.configuration.form(
+                    room: room.jid, maxUsersLimit: configurationLimits.maxUsers,
+                    historyLimit: configurationLimits.historyLength)
+                return Element("query", namespace: NS.mucOwner, children: [.element(form.element)])
+            }
+        case (NS.mucOwner, "query", true):
+            // The answer, then the notices of what changed (§10.2.1).
+            var notices: [MUCDelivery] = []
+            _ = try change { room throws(StanzaError) in
+                try room.checkOwner(sender)
+                return try Self.own(&room, payload, limits: configurationLimits, notices: &notices)
+            }
+            return .result(nil) { [notices] in Self.send(notices, on: request.server) }
+        case (NS.mucAdmin, "query", false):
+            return try read { room throws(StanzaError) in try Self.list(room, payload, for: sender) }
+        case (NS.mucAdmin, "query", true):
+            return try change { room throws(StanzaError) in
+                try Self.administer(&room, payload, by: sender, limit: limit)
+            }
+        case (NS.register, "query", false):
+            return try read { room throws(StanzaError) in try room.registrationForm(for: sender) }
+        case (NS.register, "query", true):
+            return try change { room throws(StanzaError) in try room.register(sender, payload, limit: limit) }
+        default:
+            guard try rooms.read(name, { _ in true }) != nil else {
+                throw StanzaError(.itemNotFound, text: "no such room")
+            }
+            throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service")
+        }
     }
 
-    /// Whether `request` is the owner's empty submit (or cancel) of the
-    /// configuration form, which creates an instant room (§10.1.2): every
-    /// room already is one, so it is answered with a result, for clients
-    /// that wait for it before they call the room created.
-    private static func acceptsInstantRoom(_ request: IQRequest, creator: JID) -> Bool {
-        guard request.iq.type == .set, request.iq.element[attribute: "from"].flatMap({ try? JID($0) })?.bare == creator,
-            let query = request.iq.payload, query.name == "query", query.namespace == NS.mucOwner,
-            query.elements.count == 1, let form = query.child("x", namespace: NS.dataForms),
-            form[attribute: "type"] == "submit" || form[attribute: "type"] == "cancel"
-        else { return false }
-        return form.elements.allSatisfy { $0[attribute: "var"] == "FORM_TYPE" }
+    /// An IQ to an occupant (§7.3 and XEP-0410): only occupants may
+    /// address occupants, and a ping to one's own nickname says whether
+    /// one is still in.
+    private func occupantQuery(_ request: IQRequest, room name: String, nick: String, sender: JID) throws -> IQAnswer {
+        let payload = request.iq.payload!
+        let found = try rooms.read(name) { room throws(StanzaError) -> Bool in
+            guard let own = room.nicks[sender] else {
+                throw StanzaError(.notAcceptable, text: "only occupants may address occupants")
+            }
+            guard room.occupants[nick] != nil else {
+                throw StanzaError(.itemNotFound, text: "no one has this nickname")
+            }
+            return nick == own
+        }
+        guard let isSelf = found else { throw StanzaError(.itemNotFound, text: "no such room") }
+        if isSelf, request.iq.type == .get, payload.name == "ping", payload.namespace == NS.ping {
+            return .result(nil)
+        }
+        throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service")
+    }
+
+    /// An owner's `muc#owner` set (§10): a submitted form (whose
+    /// notices go in `notices`), a cancelled one (which ends a room still
+    /// locked, §10.1.3), or `<destroy/>`.
+    private static func own(
+        _ room: inout MUCRoom, _ query: Element, limits: MUCRoom.ConfigurationLimits, notices: inout [MUCDelivery]
+    ) throws(StanzaError) -> [MUCDelivery] {
+        if let destroy = query.child("destroy", namespace: NS.mucOwner) {
+            let alternate = destroy[attribute: "jid"].flatMap { try? JID($0) }
+            return room.destroy(alternate: alternate, reason: destroy.child("reason", namespace: NS.mucOwner)?.text)
+        }
+        guard let x = query.child("x", namespace: NS.dataForms), let form = DataForm(x) else {
+            throw StanzaError(.badRequest, type: .modify, text: "expected a data form or <destroy/>")
+        }
+        switch form.type {
+        case "submit":
+            return try room.configure(with: form, limits: limits, notices: &notices)
+        case "cancel":
+            return room.isLocked ? room.destroy(alternate: nil, reason: nil) : []
+        default:
+            throw StanzaError(.badRequest, type: .modify, text: "expected a submitted or cancelled form")
+        }
+    }
+
+    /// A `muc#admin` set (§8, §9): each `<item/>` changes a role (by
+    /// `nick`) or an affiliation (by `jid`, or the `nick` of an occupant),
+    /// all or none of them.
+    private static func administer(_ room: inout MUCRoom, _ query: Element, by actor: JID, limit: Int)
+        throws(StanzaError) -> [MUCDelivery]
+    {
+        let items = query.elements.filter { $0.name == "item" && $0.namespace == NS.mucAdmin }
+        guard !items.isEmpty else { throw StanzaError(.badRequest, text: "expected at least one <item/>") }
+        var changed = room
+        var out: [MUCDelivery] = []
+        for item in items {
+            let reason = item.child("reason", namespace: NS.mucAdmin)?.text
+            let nick = item[attribute: "nick"]
+            switch (item[attribute: "role"].map(MUCRole.init), item[attribute: "affiliation"].map(MUCAffiliation.init)) {
+            case (let role??, nil):
+                guard let target = nick ?? item[attribute: "jid"].flatMap({ try? JID($0) }).flatMap({ changed.occupant(of: $0)?.nick })
+                else { throw StanzaError(.badRequest, text: "a role change names the occupant's nick") }
+                out += try changed.setRole(role, of: target, by: actor, reason: reason)
+            case (nil, let affiliation??):
+                let user: JID
+                if let jid = item[attribute: "jid"] {
+                    guard let parsed = try? JID(jid), parsed.resourcepart == nil else {
+                        throw StanzaError(.jidMalformed, type: .modify, text: "an affiliation is set for a bare JID")
+                    }
+                    user = parsed
+                } else if let nick, let occupant = changed.occupants[nick] {
+                    user = occupant.user
+                } else {
+                    throw StanzaError(.badRequest, text: "an affiliation change names a JID")
+                }
+                out += try changed.setAffiliation(
+                    affiliation, of: user, by: actor, reason: reason, nick: item[attribute: "jid"] == nil ? nil : nick,
+                    limit: limit)
+            default:
+                throw StanzaError(.badRequest, text: "each <item/> changes one known role or affiliation")
+            }
+        }
+        room = changed
+        return out
+    }
+
+    /// A `muc#admin` get (§8.5, §9.5, §10.5): the occupants with a role,
+    /// or the users with an affiliation.
+    private static func list(_ room: borrowing MUCRoom, _ query: Element, for requester: JID) throws(StanzaError)
+        -> Element
+    {
+        guard let item = query.child("item", namespace: NS.mucAdmin) else {
+            throw StanzaError(.badRequest, text: "expected an <item/> with a role or an affiliation")
+        }
+        let items: [Element]
+        switch (item[attribute: "role"].map(MUCRole.init), item[attribute: "affiliation"].map(MUCAffiliation.init)) {
+        case (let role??, nil): items = try room.items(with: role, for: requester)
+        case (nil, let affiliation??): items = try room.items(with: affiliation, for: requester)
+        default: throw StanzaError(.badRequest, text: "expected an <item/> with a known role or affiliation")
+        }
+        return Element("query", namespace: NS.mucAdmin, children: items.map { .element($0) })
     }
 
     // MARK: - Presence
@@ -140,28 +296,36 @@ public struct MultiUserChat: ServerFeature {
                 try checkLengths(room: name, nick: nick)
                 try checkSize(element)
                 let joined = rooms.nick(of: sender, in: name)
+                let x = element.child("x", namespace: NS.muc)
                 let out: [MUCDelivery]?
-                if joined == nil || (joined == nick && element.child("x", namespace: NS.muc) != nil) {
-                    let history = MUCHistory.Request(
-                        element.child("x", namespace: NS.muc)?.child("history", namespace: NS.muc),
-                        now: clock.milliseconds)
-                    out = try rooms.join(name, sender, nick: nick, presence: element, history: history)
+                if joined == nil || (joined == nick && x != nil) {
+                    let request = MUCRoom.JoinRequest(
+                        presence: element, password: x?.child("password", namespace: NS.muc)?.text,
+                        history: MUCHistory.Request(x?.child("history", namespace: NS.muc), now: clock.milliseconds))
+                    out = try rooms.join(name, sender, nick: nick, request)
                 } else if joined == nick {
-                    out = try rooms.change(name, by: sender) { $0.update(sender, presence: element) }
+                    out = try rooms.change(name) { $0.update(sender, presence: element) }
                 } else {
-                    out = try rooms.change(name, by: sender) { room throws(StanzaError) in
+                    out = try rooms.change(name) { room throws(StanzaError) in
                         try room.changeNick(sender, to: nick, presence: element)
                     }
                 }
                 Self.send(out ?? [], on: session.server)
             case .unavailable:
-                let out = try rooms.change(name, by: sender) { $0.leave(sender, unavailable: element) }
+                let out = try rooms.change(name) { $0.leave(sender, unavailable: element) }
                 Self.send(out ?? [], on: session.server)
+            case .error:
+                let error = routed.presence.element.child("error").flatMap(StanzaError.init) ?? StanzaError(.undefinedCondition)
+                let out = try rooms.change(name) { $0.remove(sender, failingWith: error) }
+                Self.send(out ?? [], on: session.server)
+                return
             default:
-                // Errors, subscriptions and probes: a room takes none yet.
+                // Subscriptions and probes: a room takes none.
                 return
             }
         } catch {
+            var error = error
+            if error.by == nil { error.by = recipient.bare.description }
             if let reply = routed.presence.errorReply(error) { session.send(reply) }
         }
     }
@@ -193,28 +357,40 @@ public struct MultiUserChat: ServerFeature {
         let sender = routed.sender
         let type = Message(element)?.type
         guard type != .error else { return .handled }
+        let limit = rooms.limits.maxAffiliations
         do throws(StanzaError) {
             try checkSize(element)
             let out: [MUCDelivery]?
+            let x = element.child("x", namespace: NS.mucUser)
             if let nick = routed.recipient.resourcepart {
                 guard type != .groupchat else {
                     throw StanzaError(.badRequest, text: "a private message is of type chat")
                 }
-                out = try rooms.change(name, by: sender) { room throws(StanzaError) in
+                out = try rooms.change(name) { room throws(StanzaError) in
                     try room.privateMessage(element, from: sender, to: nick)
                 }
             } else if type == .groupchat {
                 let now = clock.milliseconds
-                out = try rooms.change(name, by: sender) { room throws(StanzaError) in
+                out = try rooms.change(name) { room throws(StanzaError) in
                     try room.groupchat(element, from: sender, received: now)
                 }
-            } else if element.child("x", namespace: NS.mucUser) != nil {
-                throw StanzaError(.featureNotImplemented, text: "invitations are not supported yet")
+            } else if let invitations = x?.elements.filter({ $0.name == "invite" && $0.namespace == NS.mucUser }),
+                !invitations.isEmpty
+            {
+                out = try rooms.change(name) { room throws(StanzaError) in
+                    var out: [MUCDelivery] = []
+                    for invite in invitations { out += try room.invite(invite, in: element, from: sender, limit: limit) }
+                    return out
+                }
+            } else if let decline = x?.child("decline", namespace: NS.mucUser) {
+                out = try rooms.change(name) { room throws(StanzaError) in
+                    try room.decline(decline, in: element, from: sender)
+                }
             } else {
                 throw StanzaError(.notAcceptable, text: "messages to a room are of type groupchat")
             }
             guard let out else {
-                throw StanzaError(.notAcceptable, text: "only occupants may send messages to the room")
+                throw StanzaError(.itemNotFound, text: "no such room")
             }
             Self.send(out, on: routed.server)
         } catch {

@@ -142,11 +142,10 @@ extension PEP {
         }
 
         private static func boolean(_ value: String, _ name: String) throws(StanzaError) -> Bool {
-            switch value {
-            case "1", "true": return true
-            case "0", "false": return false
-            default: throw StanzaError(.badRequest, text: "\(name) must be a boolean")
+            guard let boolean = DataForm.Field.booleanValue(value) else {
+                throw StanzaError(.badRequest, text: "\(name) must be a boolean")
             }
+            return boolean
         }
 
         private static func choice<Choice: RawRepresentable<String> & CaseIterable>(
@@ -197,15 +196,10 @@ extension PEP {
     static func configurationForm(_ configuration: PEPNodeConfiguration, maxItemsLimit: Int) -> DataForm {
         typealias Field = DataForm.Field
         func boolean(_ name: String, _ label: String, _ value: Bool) -> Field {
-            Field("pubsub#" + name, type: "boolean", label: label, values: [value ? "1" : "0"])
+            .boolean("pubsub#" + name, label: label, value)
         }
         func list(_ name: String, _ label: String, _ value: String, _ options: [String]) -> Field {
-            let elements = options.map { option in
-                Element(
-                    "option", namespace: NS.dataForms, attributes: ["label": option],
-                    children: [.element(Element("value", namespace: NS.dataForms, children: [.text(option)]))])
-            }
-            return Field("pubsub#" + name, type: "list-single", label: label, values: [value], extras: elements)
+            .listSingle("pubsub#" + name, label: label, value, options: options.map { ($0, $0) })
         }
         let bounds = Element("range", namespace: NS.dataFormsValidate, attributes: ["min": "1", "max": String(maxItemsLimit)])
         let range = Element(

@@ -1,0 +1,193 @@
+import XMPPCore
+
+/// A room's settings (XEP-0045 §10.2), which its owners change with the
+/// `muc#roomconfig` form. A new room starts with `init(limits:)`'s
+/// defaults: temporary, public, open, unmoderated, semi-anonymous.
+struct MUCRoomConfiguration: Sendable, Equatable, Codable {
+    /// Who sees occupants' real JIDs (`muc#roomconfig_whois`).
+    enum Whois: String, Sendable, Codable, CaseIterable {
+        case moderators, anyone
+    }
+
+    /// Who may send private messages through the room
+    /// (`muc#roomconfig_allowpm`).
+    enum PrivateMessages: String, Sendable, Codable, CaseIterable {
+        case anyone, participants, moderators, none
+    }
+
+    /// The room's name for people (`muc#roomconfig_roomname`).
+    var name = ""
+    /// What the room is about (`muc#roomconfig_roomdesc`).
+    var description = ""
+    /// Whether the room stays when the last occupant leaves, and across
+    /// restarts (`muc#roomconfig_persistentroom`).
+    var persistent = false
+    /// Whether the service lists the room (`muc#roomconfig_publicroom`).
+    var isPublic = true
+    /// Whether only members may enter (`muc#roomconfig_membersonly`).
+    var membersOnly = false
+    /// The password entering takes, empty for none
+    /// (`muc#roomconfig_roomsecret`). Occupants share it, so the room
+    /// must keep it as it is to compare it.
+    var password = ""
+    /// Whether only participants and moderators may speak: newcomers
+    /// without affiliation are visitors (`muc#roomconfig_moderatedroom`).
+    var moderated = false
+    /// The most occupants at once (`muc#roomconfig_maxusers`), at most
+    /// `muc_max_occupants`.
+    var maxUsers: Int
+    var whois = Whois.moderators
+    /// Whether participants, not only moderators, may change the subject
+    /// (`muc#roomconfig_changesubject`).
+    var occupantsMayChangeSubject = false
+    /// Whether occupants may invite others; in a members-only room,
+    /// whether members may, not only admins (`muc#roomconfig_allowinvites`).
+    var occupantsMayInvite = false
+    var privateMessages = PrivateMessages.anyone
+    /// How many messages a newcomer gets at most (`muc#maxhistoryfetch`),
+    /// at most `muc_history_length`.
+    var historyLength: Int
+    /// Whether the room keeps an archive of its messages
+    /// (`muc#roomconfig_enablearchiving`, XEP-0313).
+    var archived = true
+
+    /// A new room's settings within the service's limits.
+    init(maxUsers: Int, historyLength: Int) {
+        self.maxUsers = maxUsers
+        self.historyLength = historyLength
+    }
+
+    /// Whether everyone sees real JIDs (status 100 and 172, §4.2).
+    var isNonAnonymous: Bool { whois == .anyone }
+}
+
+// MARK: - The form
+
+extension MUCRoomConfiguration {
+    /// The `muc#roomconfig` form showing these settings (§10.2), with
+    /// `maxUsers` and `historyLength` bounded by the service's limits.
+    func form(room: JID, maxUsersLimit: Int, historyLimit: Int) -> DataForm {
+        typealias Field = DataForm.Field
+        let privateMessageLabels: [PrivateMessages: String] = [
+            .anyone: "Anyone", .participants: "Participants and moderators", .moderators: "Moderators", .none: "No one",
+        ]
+        return DataForm(
+            type: "form",
+            fields: [
+                Field("FORM_TYPE", type: "hidden", values: [NS.mucRoomConfig]),
+                Field("muc#roomconfig_roomname", type: "text-single", label: "Name", values: [name]),
+                Field("muc#roomconfig_roomdesc", type: "text-single", label: "Description", values: [description]),
+                .boolean("muc#roomconfig_persistentroom", label: "Keep the room when it is empty", persistent),
+                .boolean("muc#roomconfig_publicroom", label: "List the room publicly", isPublic),
+                .boolean("muc#roomconfig_membersonly", label: "Only members may enter", membersOnly),
+                .boolean("muc#roomconfig_passwordprotectedroom", label: "Entering takes a password", !password.isEmpty),
+                Field("muc#roomconfig_roomsecret", type: "text-private", label: "Password", values: [password]),
+                .boolean("muc#roomconfig_moderatedroom", label: "Only participants may speak", moderated),
+                Field(
+                    "muc#roomconfig_maxusers", type: "text-single",
+                    label: "Most occupants at once (at most \(maxUsersLimit))", values: [String(maxUsers)]),
+                .listSingle(
+                    "muc#roomconfig_whois", label: "Who sees occupants' real addresses", whois.rawValue,
+                    options: [("moderators", "Moderators"), ("anyone", "Anyone")]),
+                .boolean(
+                    "muc#roomconfig_changesubject", label: "Participants may change the subject",
+                    occupantsMayChangeSubject),
+                .boolean("muc#roomconfig_allowinvites", label: "Occupants may invite others", occupantsMayInvite),
+                .listSingle(
+                    "muc#roomconfig_allowpm", label: "Who may send private messages", privateMessages.rawValue,
+                    options: PrivateMessages.allCases.map { ($0.rawValue, privateMessageLabels[$0]!) }),
+                Field(
+                    "muc#maxhistoryfetch", type: "text-single",
+                    label: "Messages newcomers get (at most \(historyLimit))", values: [String(historyLength)]),
+                .boolean("muc#roomconfig_enablearchiving", label: "Keep an archive of messages", archived),
+            ])
+    }
+
+    /// These settings with the submitted `form` applied (§10.2.1): a
+    /// field left out stays as it is; an unknown field is ignored, as
+    /// forms of other services may carry theirs.
+    ///
+    /// - Throws: `bad-request` for a form of another FORM_TYPE or a
+    ///   malformed value, `not-acceptable` for a number beyond the
+    ///   service's limits.
+    func applying(_ form: DataForm, maxUsersLimit: Int, historyLimit: Int) throws(StanzaError) -> Self {
+        if let formType = form.formType, formType != NS.mucRoomConfig {
+            throw StanzaError(.badRequest, text: "the form's FORM_TYPE must be \(NS.mucRoomConfig)")
+        }
+        var changed = self
+        var passwordProtected: Bool?
+        for field in form.fields {
+            guard let name = field.name else { continue }
+            let value = field.values.first ?? ""
+            func boolean() throws(StanzaError) -> Bool {
+                guard let boolean = DataForm.Field.booleanValue(value) else {
+                    throw StanzaError(.badRequest, text: "\(name) must be a boolean")
+                }
+                return boolean
+            }
+            func number(limit: Int) throws(StanzaError) -> Int {
+                guard let number = Int(value), number >= 0 else {
+                    throw StanzaError(.badRequest, text: "\(name) must be a number")
+                }
+                guard number <= limit else {
+                    throw StanzaError(.notAcceptable, type: .modify, text: "\(name) may be at most \(limit)")
+                }
+                return number
+            }
+            func choice<Choice: RawRepresentable<String>>(_: Choice.Type) throws(StanzaError) -> Choice {
+                guard let choice = Choice(rawValue: value) else {
+                    throw StanzaError(.badRequest, text: "\(name) does not offer '\(value)'")
+                }
+                return choice
+            }
+            switch name {
+            case "muc#roomconfig_roomname": changed.name = value
+            case "muc#roomconfig_roomdesc": changed.description = value
+            case "muc#roomconfig_persistentroom": changed.persistent = try boolean()
+            case "muc#roomconfig_publicroom": changed.isPublic = try boolean()
+            case "muc#roomconfig_membersonly": changed.membersOnly = try boolean()
+            case "muc#roomconfig_passwordprotectedroom": passwordProtected = try boolean()
+            case "muc#roomconfig_roomsecret": changed.password = value
+            case "muc#roomconfig_moderatedroom": changed.moderated = try boolean()
+            case "muc#roomconfig_maxusers":
+                // `none` (no limit) is the service's limit.
+                changed.maxUsers = value == "none" || value.isEmpty ? maxUsersLimit : try number(limit: maxUsersLimit)
+                if changed.maxUsers == 0 { changed.maxUsers = maxUsersLimit }
+            case "muc#roomconfig_whois": changed.whois = try choice(Whois.self)
+            case "muc#roomconfig_changesubject": changed.occupantsMayChangeSubject = try boolean()
+            case "muc#roomconfig_allowinvites": changed.occupantsMayInvite = try boolean()
+            case "muc#roomconfig_allowpm": changed.privateMessages = try choice(PrivateMessages.self)
+            case "muc#maxhistoryfetch", "muc#roomconfig_historylength":
+                changed.historyLength = try number(limit: historyLimit)
+            case "muc#roomconfig_enablearchiving": changed.archived = try boolean()
+            default: continue
+            }
+        }
+        if passwordProtected == false { changed.password = "" }
+        return changed
+    }
+
+    /// The status codes occupants get when the settings change from
+    /// `old` to these (§10.2.1: 104, and 172/173 when who sees real JIDs
+    /// changes, 170/171 when archiving starts or stops); empty when
+    /// nothing changed.
+    func statusCodes(changedFrom old: Self) -> [Int] {
+        guard self != old else { return [] }
+        var codes = [104]
+        if whois != old.whois { codes.append(isNonAnonymous ? 172 : 173) }
+        if archived != old.archived { codes.append(archived ? 170 : 171) }
+        return codes
+    }
+
+    /// The room features of disco#info (§6.4, §15.3) these settings give.
+    var discoFeatures: [String] {
+        [
+            persistent ? "muc_persistent" : "muc_temporary",
+            isPublic ? "muc_public" : "muc_hidden",
+            membersOnly ? "muc_membersonly" : "muc_open",
+            password.isEmpty ? "muc_unsecured" : "muc_passwordprotected",
+            moderated ? "muc_moderated" : "muc_unmoderated",
+            isNonAnonymous ? "muc_nonanonymous" : "muc_semianonymous",
+        ]
+    }
+}
