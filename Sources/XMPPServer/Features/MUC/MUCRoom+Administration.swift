@@ -90,8 +90,12 @@ extension MUCRoom {
         let role = defaultRole(for: affiliation)
         let actorNick = actor.flatMap { occupant(joinedFrom: $0)?.nick }
         let note = PresenceNote(actor: actorNick, actorJID: actor, reason: reason)
+        // A domain's ban reaches its users who have no affiliation of
+        // their own.
         let affected = occupants.values.filter {
-            $0.user == user || (user.localpart == nil && affiliation == .outcast && $0.user.domainpart == user.domainpart)
+            $0.user == user
+                || (user.localpart == nil && affiliation == .outcast && $0.user.domainpart == user.domainpart
+                    && affiliations[$0.user] == nil)
         }
         guard !affected.isEmpty else {
             return out + toThoseWhoSeeJIDs(announcement(affiliation, of: user, reason: reason))

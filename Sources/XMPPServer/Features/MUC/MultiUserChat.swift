@@ -127,13 +127,17 @@ public struct MultiUserChat: ServerFeature {
         let limit = rooms.limits.maxAffiliations
         let configurationLimits = rooms.configurationLimits
         let isSet = request.iq.type == .set
-        var reply: Element?
-        func change(_ body: (inout MUCRoom) throws(StanzaError) -> [MUCDelivery]) throws -> IQAnswer {
+        // A change is answered once what storage keeps of a persistent
+        // room is written: the empty job waits behind the room's own.
+        func change(
+            then notices: @escaping () -> [MUCDelivery] = { [] },
+            _ body: (inout MUCRoom) throws(StanzaError) -> [MUCDelivery]
+        ) throws -> IQAnswer {
             guard let out = try rooms.change(name, body) else {
                 throw StanzaError(.itemNotFound, text: "no such room")
             }
             Self.send(out, on: request.server)
-            return .result(reply)
+            return .afterStorage({ _ in }) { .result(nil) { Self.send(notices(), on: request.server) } }
         }
         func read(_ body: (borrowing MUCRoom) throws(StanzaError) -> Element?) throws -> IQAnswer {
             guard let answer = try rooms.read(name, body) else {
@@ -154,12 +158,11 @@ public struct MultiUserChat: ServerFeature {
             }
         case (NS.mucOwner, "query", true):
             // The answer, then the notices of what changed (§10.2.1).
-            var notices: [MUCDelivery] = []
-            _ = try change { room throws(StanzaError) in
+            let notices = MUCNotices()
+            return try change(then: { notices.deliveries }) { room throws(StanzaError) in
                 try room.checkOwner(sender)
-                return try Self.own(&room, payload, limits: configurationLimits, notices: &notices)
+                return try Self.own(&room, payload, limits: configurationLimits, notices: &notices.deliveries)
             }
-            return .result(nil) { [notices] in Self.send(notices, on: request.server) }
         case (NS.mucAdmin, "query", false):
             return try read { room throws(StanzaError) in try Self.list(room, payload, for: sender) }
         case (NS.mucAdmin, "query", true):
@@ -398,4 +401,12 @@ public struct MultiUserChat: ServerFeature {
         }
         return .handled
     }
+}
+
+/// The notices a configuration change sends after its answer, kept from
+/// the change (under the rooms' lock) until the answer is out, on the
+/// requester's loop.
+private final class MUCNotices: @unchecked Sendable {
+    // @unchecked: written in the change and read after it, on one loop.
+    var deliveries: [MUCDelivery] = []
 }
