@@ -130,4 +130,28 @@ import Testing
         romeo.say("short", in: "garden")
         #expect(juliet.receiveElements().count == 1)
     }
+
+    @Test func blockingAppliesToPrivateMessagesThroughTheRoom() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        let blocked = romeo.request(
+            "<iq type='set' id='b'><block xmlns='urn:xmpp:blocking'><item jid='juliet@localhost'/></block></iq>", id: "b")
+        #expect(blocked?[attribute: "type"] == "result")
+        juliet.send("<message to='garden@\(conference)/romeo' type='chat'><body>psst</body></message>")
+        #expect(try juliet.receiveOne().errorCondition == "service-unavailable")
+        romeo.send("<message to='garden@\(conference)/juliet' type='chat'><body>psst</body></message>")
+        let refused = try romeo.receiveOne()
+        #expect(refused.errorCondition == "not-acceptable")
+        #expect(refused.child("error")?.child("blocked", namespace: NS.blockingErrors) != nil)
+        #expect(juliet.receiveElements().isEmpty)
+    }
+
+    @Test func aRejoinShowsItsNewPresence() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        juliet.send(
+            "<presence to='garden@\(conference)/juliet'><show>away</show><x xmlns='http://jabber.org/protocol/muc'/></presence>")
+        _ = juliet.receiveElements()
+        let told = romeo.receiveElements()
+        #expect(told.count == 1)
+        #expect(told.first?.childText("show") == "away")
+    }
 }

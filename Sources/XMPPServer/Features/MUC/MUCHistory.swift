@@ -3,7 +3,8 @@ import XMPPCore
 /// A room's latest messages, for people who join (XEP-0045 §7.2.15): a
 /// ring of at most `capacity` entries, each stored ready to send (`from`
 /// the occupant's room address, with `<delay from=room/>`), so that a
-/// message sent to the room costs one append whatever the history holds.
+/// message sent to the room costs one append whatever the history holds;
+/// a message is measured for `maxchars` only when a join asks for it.
 struct MUCHistory: Sendable {
     /// One remembered message.
     struct Entry: Sendable {
@@ -11,8 +12,6 @@ struct MUCHistory: Sendable {
         var message: Element
         /// When the room got it, in milliseconds since 1970.
         var received: Int
-        /// Its length as XML, in characters, for `maxchars`.
-        var characters: Int
     }
 
     /// How much history a joining occupant asked for (`<history/>` in the
@@ -67,8 +66,7 @@ struct MUCHistory: Sendable {
     /// Remembers `message`, received at `received`, forgetting the oldest
     /// one when full.
     mutating func append(_ message: Element, received: Int) {
-        let characters = (try? XMLSerializer.string(message).count) ?? 0
-        append(Entry(message: message, received: received, characters: characters))
+        append(Entry(message: message, received: received))
     }
 
     private mutating func append(_ entry: Entry) {
@@ -91,8 +89,9 @@ struct MUCHistory: Sendable {
             if let limit = request.maxStanzas, picked.count >= limit { break }
             if let notBefore = request.notBefore, entry.received < notBefore { break }
             if let limit = request.maxCharacters {
-                guard characters + entry.characters <= limit else { break }
-                characters += entry.characters
+                let length = (try? XMLSerializer.string(entry.message).count) ?? 0
+                guard characters + length <= limit else { break }
+                characters += length
             }
             picked.append(entry.message)
         }

@@ -143,7 +143,7 @@ extension MUCRoom {
             let shows = seesJIDs(resource)
             for other in occupants.values where other.nick != occupant.nick {
                 let element = presence(of: other, showing: shows ? realJIDs(of: other) : [], statuses: [])
-                out.append(MUCDelivery(to: resource, element: element.addressed(to: resource)))
+                out.append(MUCDelivery(to: resource, element: element))
             }
         }
         return out

@@ -88,7 +88,7 @@ extension MUCRoom {
                 "body", namespace: NS.client,
                 children: [.text("\(sender.bare) declined your invitation to the room \(jid)" + (reason.isEmpty ? "" : " (\(reason))"))]))
         if inviter.bare == jid, let nick = inviter.resourcepart, let occupant = occupants[nick] {
-            return occupant.resources.map { MUCDelivery(to: $0, element: out.addressed(to: $0)) }
+            return occupant.resources.map { MUCDelivery(to: $0, element: out) }
         }
         return [MUCDelivery(to: inviter, element: out)]
     }

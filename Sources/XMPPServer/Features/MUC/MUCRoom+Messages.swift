@@ -71,7 +71,7 @@ extension MUCRoom {
         var element = cleaned(message)
         element[attribute: "from"] = address(of: sender.nick).description
         element.append(Element("x", namespace: NS.mucUser))
-        return recipient.resources.map { MUCDelivery(to: $0, element: element.addressed(to: $0)) }
+        return recipient.resources.map { MUCDelivery(to: $0, element: element) }
     }
 
     /// `message` without what only the room may say: `muc#user` elements

@@ -34,7 +34,9 @@ extension MUCRoom {
         try checkEntry(of: user, affiliation: affiliation, nick: nick, request, serviceLimit: serviceLimit)
         var out: [MUCDelivery] = []
         if var occupant = occupants[nick] {
+            // One more resource, or a rejoin: its presence is the latest.
             if !occupant.resources.contains(resource) { occupant.resources.append(resource) }
+            occupant.presence = request.presence.asOccupantPresence
             occupants[nick] = occupant
             nicks[resource] = nick
             out += self.presence(of: occupant, to: nicks.keys.filter { $0 != resource })
@@ -51,17 +53,17 @@ extension MUCRoom {
         let seesJIDs = seesJIDs(resource)
         for other in occupants.values where other.nick != nick {
             let element = self.presence(of: other, showing: seesJIDs ? realJIDs(of: other) : [], statuses: [])
-            out.append(MUCDelivery(to: resource, element: element.addressed(to: resource)))
+            out.append(MUCDelivery(to: resource, element: element))
         }
         var statuses: [Status] = [.selfPresence]
         if created { statuses.insert(.created, at: 0) }
         if configuration.isNonAnonymous { statuses.insert(.nonAnonymous, at: 0) }
         let own = self.presence(of: occupants[nick]!, showing: [resource], statuses: statuses)
-        out.append(MUCDelivery(to: resource, element: own.addressed(to: resource)))
+        out.append(MUCDelivery(to: resource, element: own))
         for message in self.history.messages(for: request.history) {
-            out.append(MUCDelivery(to: resource, element: message.addressed(to: resource)))
+            out.append(MUCDelivery(to: resource, element: message))
         }
-        out.append(MUCDelivery(to: resource, element: subjectMessage.addressed(to: resource)))
+        out.append(MUCDelivery(to: resource, element: subjectMessage))
         return out
     }
 

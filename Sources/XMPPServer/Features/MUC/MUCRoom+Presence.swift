@@ -112,9 +112,9 @@ extension MUCRoom {
         return recipients.map { recipient in
             if occupant.resources.contains(recipient) {
                 let element = presence(of: occupant, unavailable: unavailable, showing: [recipient], note: own)
-                return MUCDelivery(to: recipient, element: element.addressed(to: recipient))
+                return MUCDelivery(to: recipient, element: element)
             }
-            return MUCDelivery(to: recipient, element: (seesJIDs(recipient) ? shown : hidden).addressed(to: recipient))
+            return MUCDelivery(to: recipient, element: (seesJIDs(recipient) ? shown : hidden))
         }
     }
 }

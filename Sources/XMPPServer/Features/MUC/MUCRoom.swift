@@ -1,7 +1,9 @@
 import XMPPCore
 
 /// A stanza a room sends, and to whom: a joined resource, or a user's
-/// bare JID (each of its available resources gets it).
+/// bare JID (each of its available resources gets it). Copies for many
+/// recipients share one element; `MultiUserChat.send` sets each copy's
+/// `to` once the rooms' lock is released.
 struct MUCDelivery: Sendable {
     var to: JID
     var element: Element
@@ -97,16 +99,15 @@ struct MUCRoom: Sendable {
         }
     }
 
-    /// `element` sent to every joined resource of every occupant, each
-    /// copy with its `to`: one copy per resource, nothing else.
+    /// `element` sent to every joined resource of every occupant.
     func toEveryone(_ element: Element) -> [MUCDelivery] {
-        nicks.keys.map { MUCDelivery(to: $0, element: element.addressed(to: $0)) }
+        nicks.keys.map { MUCDelivery(to: $0, element: element) }
     }
 
     /// `element` sent to every joined resource whose occupant sees real
     /// JIDs (moderators, or everyone in a non-anonymous room).
     func toThoseWhoSeeJIDs(_ element: Element) -> [MUCDelivery] {
-        nicks.keys.filter(seesJIDs).map { MUCDelivery(to: $0, element: element.addressed(to: $0)) }
+        nicks.keys.filter(seesJIDs).map { MUCDelivery(to: $0, element: element) }
     }
 
     /// Whether the resource `recipient` joined as an occupant who sees

@@ -93,22 +93,22 @@ public struct MultiUserChat: ServerFeature {
         }
     }
 
-    /// Sends what a room change caused: to a joined resource, or to each
-    /// available resource of a bare JID; a message for a local user with
-    /// none (an invitation) waits in offline storage.
+    /// Sends what a room change caused, each copy addressed here, outside
+    /// the rooms' lock: to a joined resource, or to each available
+    /// resource of a bare JID; a message for a local user with none (an
+    /// invitation) waits in offline storage.
     static func send(_ deliveries: [MUCDelivery], on server: ServerContext) {
         for delivery in deliveries {
             guard delivery.to.isBare else {
-                server.sessions.session(delivery.to)?.deliver(delivery.element)
+                server.sessions.session(delivery.to)?.deliver(delivery.element.addressed(to: delivery.to))
                 continue
             }
             let recipients = server.sessions.topPriorityResources(of: delivery.to)
             for handle in recipients { handle.deliver(delivery.element.addressed(to: handle.jid)) }
-            if recipients.isEmpty, delivery.to.domainpart == server.domain, let message = Message(delivery.element) {
+            let element = delivery.element.addressed(to: delivery.to)
+            if recipients.isEmpty, delivery.to.domainpart == server.domain, let message = Message(element) {
                 server.hooks.messageOffline(
-                    UndeliveredMessage(
-                        message: message, original: delivery.element, user: delivery.to, waitingSender: nil,
-                        server: server))
+                    UndeliveredMessage(message: message, original: element, user: delivery.to, waitingSender: nil, server: server))
             }
         }
     }
@@ -354,6 +354,22 @@ public struct MultiUserChat: ServerFeature {
 
     // MARK: - Messages
 
+    /// XEP-0191 for a private message through a room, between the real
+    /// JIDs: one to a user the sender blocks is refused with
+    /// `not-acceptable` + `<blocked/>`, one to a user who blocks the
+    /// sender with `service-unavailable`, as a chat message would be.
+    private static func checkBlocking(_ deliveries: [MUCDelivery], from sender: JID, on server: ServerContext)
+        throws(StanzaError)
+    {
+        for delivery in deliveries {
+            switch server.blocklists.verdict(from: sender, to: delivery.to) {
+            case .allowed: continue
+            case .senderBlocksRecipient: throw Blocking.blockedError
+            case .recipientBlocksSender: throw StanzaError(.serviceUnavailable)
+            }
+        }
+    }
+
     private func message(_ routed: RoutedMessage) -> Handling {
         guard let name = routed.recipient.localpart else { return .passed }
         let element = routed.element
@@ -372,6 +388,7 @@ public struct MultiUserChat: ServerFeature {
                 out = try rooms.change(name) { room throws(StanzaError) in
                     try room.privateMessage(element, from: sender, to: nick)
                 }
+                try Self.checkBlocking(out ?? [], from: sender, on: routed.server)
             } else if type == .groupchat {
                 let now = clock.milliseconds
                 out = try rooms.change(name) { room throws(StanzaError) in
