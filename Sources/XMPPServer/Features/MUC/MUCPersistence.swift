@@ -24,10 +24,15 @@ final class MUCPersistence: Sendable {
         attachment.withLock { $0 = Attachment(storage: server.storage, log: server.log) }
     }
 
-    /// Writes `room` (its settings, affiliations and subject).
+    /// Writes `room` (its settings, affiliations and subject), encoded
+    /// in the job, off the rooms' lock and the event loop.
     func save(_ room: MUCRoom) {
-        guard let name = room.jid.localpart, let data = MUCRoomRecord(room).encoded else { return }
-        submit("save the room \(room.jid)") { stores in try stores.mucRooms.save(StoredMUCRoom(name: name, data: data)) }
+        guard let name = room.jid.localpart else { return }
+        let record = MUCRoomRecord(room)
+        submit("save the room \(room.jid)") { stores in
+            guard let data = record.encoded else { throw MUCRoomRecord.EncodingFailed() }
+            try stores.mucRooms.save(StoredMUCRoom(name: name, data: data))
+        }
     }
 
     /// Deletes the room `name`, no longer persistent or destroyed.
@@ -47,7 +52,7 @@ final class MUCPersistence: Sendable {
     static func restore(_ stored: [StoredMUCRoom], service: String, log: Logger) -> [MUCRoom] {
         stored.compactMap { stored in
             guard let jid = try? JID(localpart: stored.name, domainpart: service),
-                let record = MUCRoomRecord(decoding: stored.data), let room = record.room(at: jid)
+                let room = MUCRoomRecord(decoding: stored.data)?.room(at: jid)
             else {
                 log.error("cannot read the stored room \(stored.name)@\(service); it is left out")
                 return nil
@@ -59,17 +64,46 @@ final class MUCPersistence: Sendable {
 
 /// What storage keeps of a persistent room, as JSON.
 struct MUCRoomRecord: Codable, Sendable {
-    var creator: String
-    var configuration: MUCRoomConfiguration
-    var affiliations: [String: MUCAffiliationRecord]
-    /// The last subject change, serialized.
-    var subject: String?
+    /// A room that could not be encoded, which should not happen.
+    struct EncodingFailed: Error {}
 
+    var creator: JID
+    var configuration: MUCRoomConfiguration
+    var affiliations: [JID: MUCAffiliationRecord]
+    var subject: Element?
+
+    /// The parts of `room` storage keeps, taken without copying them.
     init(_ room: MUCRoom) {
-        creator = room.creator.description
+        creator = room.creator
         configuration = room.configuration
-        affiliations = Dictionary(uniqueKeysWithValues: room.affiliations.map { ($0.key.description, $0.value) })
-        subject = room.subject.flatMap(StoredStanza.serialize)
+        affiliations = room.affiliations
+        subject = room.subject
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case creator, configuration, affiliations, subject
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        creator = try JID(try container.decode(String.self, forKey: .creator))
+        configuration = try container.decode(MUCRoomConfiguration.self, forKey: .configuration)
+        var affiliations: [JID: MUCAffiliationRecord] = [:]
+        for (user, record) in try container.decode([String: MUCAffiliationRecord].self, forKey: .affiliations) {
+            affiliations[try JID(user)] = record
+        }
+        self.affiliations = affiliations
+        subject = try container.decodeIfPresent(String.self, forKey: .subject).flatMap(StoredStanza.parse)
+    }
+
+    /// The last subject change is kept serialized.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(creator.description, forKey: .creator)
+        try container.encode(configuration, forKey: .configuration)
+        try container.encode(
+            Dictionary(uniqueKeysWithValues: affiliations.map { ($0.key.description, $0.value) }), forKey: .affiliations)
+        try container.encodeIfPresent(subject.flatMap(StoredStanza.serialize), forKey: .subject)
     }
 
     init?(decoding data: String) {
@@ -82,15 +116,10 @@ struct MUCRoomRecord: Codable, Sendable {
     }
 
     /// The room at `jid` this record keeps, empty and unlocked.
-    func room(at jid: JID) -> MUCRoom? {
-        guard let creator = try? JID(creator) else { return nil }
+    func room(at jid: JID) -> MUCRoom {
         var room = MUCRoom(jid: jid, creator: creator, configuration: configuration)
-        room.affiliations = [:]
-        for (user, record) in affiliations {
-            guard let user = try? JID(user) else { return nil }
-            room.affiliations[user] = record
-        }
-        room.subject = subject.flatMap(StoredStanza.parse)
+        room.affiliations = affiliations
+        room.subject = subject
         return room
     }
 }
