@@ -4,9 +4,10 @@ import XMPPStorage
 
 /// `swiftletd demo`: a server ready for an app developer in one command,
 /// in the spirit of Openfire's `-demoboot`: three accounts that are each
-/// other's contacts (`both` subscriptions) and messages already waiting
+/// other's contacts (`both` subscriptions), messages already waiting
 /// offline, so the first login of an unchanged XMPPFramework app shows a
-/// roster, presence and chat at once.
+/// roster, presence and chat at once, and a persistent group chat room,
+/// `lobby`, owned by alice with bob and carol as members.
 public enum Demo {
     /// The demo accounts and the names their contacts see.
     public static let users = [("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol")]
@@ -19,6 +20,9 @@ public enum Demo {
         ("carol", "alice", "Welcome to Swiftlet. Try sending a message to bob."),
         ("alice", "bob", "Hello Bob, from the demo."),
     ]
+
+    /// The demo's group chat room, at the group chat service.
+    public static let room = "lobby"
 
     /// Why the demo will not start: its password is public, so anyone who
     /// can reach the server could log in as the demo users.
@@ -68,7 +72,27 @@ public enum Demo {
                     xml, from: "\(from)@\(domain)/demo", timestamp: now + index, for: to,
                     quota: OfflineQuota(messages: .max))
             }
+            if created.contains("alice"), config.muc.enabled { try seedRoom(stores, config: config) }
         }
+    }
+
+    /// Stores the `lobby` room: persistent, members-only, named "Lobby",
+    /// owned by alice, with bob and carol as members.
+    private static func seedRoom(_ stores: Stores, config: ServerConfig) throws {
+        let domain = config.domain
+        var configuration = MUCRoomConfiguration(maxUsers: config.muc.maxOccupants, historyLength: config.muc.historyLength)
+        configuration.name = "Lobby"
+        configuration.description = "The demo's group chat"
+        configuration.persistent = true
+        configuration.membersOnly = true
+        configuration.occupantsMayInvite = true
+        let jid = try JID(localpart: room, domainpart: config.mucService)
+        var lobby = MUCRoom(jid: jid, creator: try JID("alice@\(domain)"), configuration: configuration)
+        for (user, _) in users where user != "alice" {
+            lobby.affiliations[try JID("\(user)@\(domain)")] = MUCAffiliationRecord(affiliation: .member)
+        }
+        guard let data = MUCRoomRecord(lobby).encoded else { throw MUCRoomRecord.EncodingFailed() }
+        try stores.mucRooms.save(StoredMUCRoom(name: room, data: data))
     }
 
     /// What the demo prints once it listens: where to connect, how to log
@@ -86,6 +110,11 @@ public enum Demo {
         lines += users.map { "  \($0.0)@\(domain)" }
         lines += [
             "Messages are waiting offline for alice and bob.",
+        ]
+        if config.muc.enabled {
+            lines += ["Group chat: \(room)@\(config.mucService) (alice owns it; bob and carol are members)."]
+        }
+        lines += [
             "",
             "Listening on: " + addresses.map(\.text).joined(separator: ", "),
             "",

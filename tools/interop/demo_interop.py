@@ -6,7 +6,9 @@ Against a running demo server (loopback only), as its demo users:
      bob and carol with subscription="both",
   2. the messages the demo left for her arrive, with delay stamps,
   3. bob logs in and gets his waiting message; alice sees bob available,
-  4. alice sends bob a chat message and bob receives it.
+  4. alice sends bob a chat message and bob receives it,
+  5. alice and bob enter the demo's members-only room lobby@conference.DOMAIN
+     (XEP-0045), and what bob says there reaches alice.
 Prints one line per step and exits non-zero on the first failure; every
 wait has a deadline.
 
@@ -30,13 +32,18 @@ class DemoUser(slixmpp.ClientXMPP):
         self.enable_direct_tls = False
         self.ca_certs = ca_certificate
         self.register_plugin("xep_0203")
+        self.register_plugin("xep_0045")
         self.started = asyncio.get_event_loop().create_future()
         self.messages = []
         self.available = set()
+        self.room_messages = []
+        self.subjects = 0
         self.changed = asyncio.Event()
         self.add_event_handler("session_start", self.on_start)
         self.add_event_handler("message", self.on_message)
         self.add_event_handler("presence_available", self.on_available)
+        self.add_event_handler("groupchat_message", self.on_groupchat)
+        self.add_event_handler("groupchat_subject", self.on_subject)
 
     async def on_start(self, _event):
         await self.get_roster()
@@ -48,6 +55,16 @@ class DemoUser(slixmpp.ClientXMPP):
         if message["type"] in ("chat", "normal") and message["body"]:
             self.messages.append((message["from"].bare, message["body"], message["delay"]["stamp"]))
             self.changed.set()
+
+    def on_groupchat(self, message):
+        if message["body"]:
+            self.room_messages.append((message["from"].resource, message["body"]))
+            self.changed.set()
+
+    def on_subject(self, _message):
+        # The subject comes last when one enters a room (XEP-0045 §7.2.16).
+        self.subjects += 1
+        self.changed.set()
 
     def on_available(self, presence):
         self.available.add(presence["from"].bare)
@@ -94,6 +111,15 @@ async def main():
     alice.send_message(mto=f"bob@{domain}", mbody="Hello from the interop test", mtype="chat")
     await bob.until(lambda: any(body == "Hello from the interop test" for _, body, _ in bob.messages))
     check("alice's message reaches bob", True, bob.messages[-1])
+
+    room = f"lobby@conference.{domain}"
+    for client, nick in ((alice, "Alice"), (bob, "Bob")):
+        client.plugin["xep_0045"].join_muc(room, nick)
+        await client.until(lambda: client.subjects >= 1)
+    check("alice and bob enter the members-only lobby", True, room)
+    bob.send_message(mto=room, mbody="Hello, lobby", mtype="groupchat")
+    await alice.until(lambda: ("Bob", "Hello, lobby") in alice.room_messages)
+    check("what bob says in the lobby reaches alice", True, alice.room_messages)
 
     for client in (alice, bob):
         client.disconnect()

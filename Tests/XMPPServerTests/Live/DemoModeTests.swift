@@ -4,8 +4,8 @@ import XMPPNet
 import XMPPTestSupport
 
 /// `swiftletd demo`, run as the real executable: a third-party client logs
-/// in as two demo users and they exchange a message; a temporary data
-/// directory is gone once the demo stops.
+/// in as two demo users, they exchange a message and talk in the demo's
+/// room; a temporary data directory is gone once the demo stops.
 @Suite(.timeLimit(.minutes(1)))
 struct DemoModeTests {
     static let slixmpp = PythonInterop.probe(["slixmpp"])
@@ -32,11 +32,12 @@ struct DemoModeTests {
         defer { _ = demo.wait(timeout: 0) }
         #expect(demo.output.contains("alice@localhost"))
         #expect(demo.output.contains("password \"swiftlet\""))
+        #expect(demo.output.contains("lobby@conference.localhost"))
         #expect(demo.output.contains("xcrun simctl keychain booted add-root-cert \(directory)/tls/localhost.crt"))
         let outcome = try PythonInterop.run(
             "demo_interop.py", at: address, trusting: "\(directory)/tls/localhost.crt", timeout: Self.timeout)
         PythonInterop.expectPassed(
-            outcome, "demo_interop.py", lastLine: "ok   alice's message reaches bob", timeout: Self.timeout)
+            outcome, "demo_interop.py", lastLine: "ok   what bob says in the lobby reaches alice", timeout: Self.timeout)
     }
 
     @Test func temporaryDataIsRemovedWhenTheDemoStops() throws {
