@@ -33,7 +33,14 @@ public struct VCardTemp: ServerFeature {
         guard let username = request.target.localpart, let requester = request.session.jid else {
             throw StanzaError(.serviceUnavailable)
         }
-        return .afterStorage({ stores in
+        return vCard(of: username, for: requester)
+    }
+
+    /// The answer to `requester`'s get of `username`'s vCard: the stored
+    /// one, an empty one, or `service-unavailable` for no such account or
+    /// one that blocks the requester.
+    static func vCard(of username: String, for requester: JID) -> IQAnswer {
+        .afterStorage({ stores in
             // No such account, or it blocks the requester (XEP-0191 §3.3).
             guard try stores.reaches(username, from: requester) else { throw StanzaError(.serviceUnavailable) }
             return try stores.vCards.vCard(of: username)

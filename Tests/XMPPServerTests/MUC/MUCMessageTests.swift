@@ -154,4 +154,14 @@ import Testing
         #expect(told.count == 1)
         #expect(told.first?.childText("show") == "away")
     }
+
+    @Test func anOccupantsVCardComesFromItsRoomAddress() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        let set = juliet.request(
+            "<iq type='set' id='s'><vCard xmlns='vcard-temp'><FN>Juliet Capulet</FN></vCard></iq>", id: "s")
+        #expect(set?[attribute: "type"] == "result")
+        let got = romeo.request("<iq type='get' id='v' to='garden@\(conference)/juliet'><vCard xmlns='vcard-temp'/></iq>", id: "v")
+        #expect(got?[attribute: "from"] == "garden@\(conference)/juliet")
+        #expect(got?.child("vCard", namespace: NS.vcard)?.childText("FN") == "Juliet Capulet")
+    }
 }

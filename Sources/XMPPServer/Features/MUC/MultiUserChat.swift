@@ -16,7 +16,7 @@ import XMPPCore
 /// | `muc#admin` get or set                          | lists, roles and affiliations (§8, §9)      |
 /// | `jabber:iq:register` to a room                  | registration of a member's nickname (§7.10) |
 /// | disco#info and disco#items of service and rooms | §6, and the `x-roomuser-item` node (§7.10.1) |
-/// | IQs to occupants                                | `not-acceptable` for strangers; self-ping (XEP-0410) |
+/// | IQs to occupants                                | `not-acceptable` for strangers; self-ping (XEP-0410); a vCard get answered with the user's vCard; others `feature-not-implemented` |
 ///
 /// An occupant whose session ends, or who goes unavailable, leaves every
 /// room. Limits: `muc_max_occupants`, `muc_max_rooms_per_user`,
@@ -182,24 +182,33 @@ public struct MultiUserChat: ServerFeature {
     }
 
     /// An IQ to an occupant (§7.3 and XEP-0410): only occupants may
-    /// address occupants, and a ping to one's own nickname says whether
-    /// one is still in.
+    /// address occupants; a ping to one's own nickname says whether one is
+    /// still in; a vCard get is answered with the occupant's user's vCard
+    /// (XEP-0153 avatars in rooms; every occupant is a user of this
+    /// server), from its room address, so its real JID stays hidden.
     private func occupantQuery(_ request: IQRequest, room name: String, nick: String, sender: JID) throws -> IQAnswer {
         let payload = request.iq.payload!
-        let found = try rooms.read(name) { room throws(StanzaError) -> Bool in
+        let found = try rooms.read(name) { room throws(StanzaError) -> (isSelf: Bool, user: JID) in
             guard let own = room.nicks[sender] else {
                 throw StanzaError(.notAcceptable, text: "only occupants may address occupants")
             }
-            guard room.occupants[nick] != nil else {
+            guard let occupant = room.occupants[nick] else {
                 throw StanzaError(.itemNotFound, text: "no one has this nickname")
             }
-            return nick == own
+            return (nick == own, occupant.user)
         }
-        guard let isSelf = found else { throw StanzaError(.itemNotFound, text: "no such room") }
-        if isSelf, request.iq.type == .get, payload.name == "ping", payload.namespace == NS.ping {
+        guard let found else { throw StanzaError(.itemNotFound, text: "no such room") }
+        switch (request.iq.type, payload.namespace, payload.name) {
+        case (.get, NS.ping, "ping") where found.isSelf:
             return .result(nil)
+        case (.get, NS.vcard, "vCard"):
+            guard let username = found.user.localpart, found.user.domainpart == request.server.domain else {
+                throw StanzaError(.serviceUnavailable)
+            }
+            return VCardTemp.vCard(of: username, for: sender)
+        default:
+            throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service")
         }
-        throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service")
     }
 
     /// An owner's `muc#owner` set (§10): a submitted form (whose
