@@ -9,12 +9,21 @@ extension DataForm.Field {
     /// A `list-single` field showing `value`, offering `options` (each
     /// its value and label).
     public static func listSingle(_ name: String, label: String, _ value: String, options: [(String, String)]) -> Self {
-        let elements = options.map { option, label in
+        Self(name, type: "list-single", label: label, values: [value], extras: optionElements(options))
+    }
+
+    /// A `list-multi` field showing `values`, offering `options` (each its
+    /// value and label).
+    public static func listMulti(_ name: String, label: String, _ values: [String], options: [(String, String)]) -> Self {
+        Self(name, type: "list-multi", label: label, values: values, extras: optionElements(options))
+    }
+
+    private static func optionElements(_ options: [(String, String)]) -> [Element] {
+        options.map { option, label in
             Element(
                 "option", namespace: NS.dataForms, attributes: ["label": label],
                 children: [.element(Element("value", namespace: NS.dataForms, children: [.text(option)]))])
         }
-        return Self(name, type: "list-single", label: label, values: [value], extras: elements)
     }
 
     /// A submitted boolean value (`1`/`true` or `0`/`false`), or nil for

@@ -14,12 +14,6 @@ struct ScansionTests {
     /// The scripts that do not pass, by file name without `.scs`, with the
     /// reason; `Tests/Scripts/README.md` lists the same.
     static let notPassing: [String: String] = [
-        // Group chat: what is not done yet.
-        "muc_presence_probe":
-            "presence broadcast by role (muc#roomconfig_presencebroadcast) and presence probes to occupants",
-        "muc_show_offline":
-            "presence broadcast by role (muc#roomconfig_presencebroadcast), with the presence of members "
-            + "not in the room",
         // Prosody's own rules.
         "muc_nickname_robotface":
             "Prosody's strict resourceprep of nicknames: it refuses 🤖️ (with U+FE0F) and names the error "

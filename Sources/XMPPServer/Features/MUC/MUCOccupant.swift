@@ -2,7 +2,7 @@ import XMPPCore
 
 /// What an occupant may do in a room (XEP-0045 §5.1), lowest first: it
 /// lasts as long as the occupant is in the room.
-enum MUCRole: String, Sendable, Comparable {
+enum MUCRole: String, Sendable, Comparable, Codable, CaseIterable {
     case none, visitor, participant, moderator
 
     /// The rank, for "at least" checks.

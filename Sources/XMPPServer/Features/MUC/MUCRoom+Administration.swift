@@ -141,7 +141,7 @@ extension MUCRoom {
         var out: [MUCDelivery] = []
         for resource in occupant.resources {
             let shows = seesJIDs(resource)
-            for other in occupants.values where other.nick != occupant.nick {
+            for other in occupants.values where other.nick != occupant.nick && broadcasts(other) {
                 let element = presence(of: other, showing: shows ? realJIDs(of: other) : [], statuses: [])
                 out.append(MUCDelivery(to: resource, element: element))
             }

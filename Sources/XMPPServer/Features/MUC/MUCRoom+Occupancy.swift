@@ -51,10 +51,11 @@ extension MUCRoom {
         }
         // The newcomer: everyone else's presence, then its own.
         let seesJIDs = seesJIDs(resource)
-        for other in occupants.values where other.nick != nick {
+        for other in occupants.values where other.nick != nick && broadcasts(other) {
             let element = self.presence(of: other, showing: seesJIDs ? realJIDs(of: other) : [], statuses: [])
             out.append(MUCDelivery(to: resource, element: element))
         }
+        out += absentMembers(for: resource)
         var statuses: [Status] = [.selfPresence]
         if created { statuses.insert(.created, at: 0) }
         if configuration.isNonAnonymous { statuses.insert(.nonAnonymous, at: 0) }

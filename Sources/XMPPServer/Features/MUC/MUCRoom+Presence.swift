@@ -97,13 +97,23 @@ extension MUCRoom {
         occupant.resources.reversed()
     }
 
+    /// Whether the room tells everyone of `occupant`'s presence
+    /// (`muc#roomconfig_presencebroadcast`); its own resources always
+    /// hear of it.
+    func broadcasts(_ occupant: MUCOccupant) -> Bool {
+        configuration.presenceBroadcast.contains(occupant.role)
+    }
+
     /// `occupant`'s presence for each of `recipients`: its own resources
     /// get status 110 and their own JID besides the note, those who see
-    /// real JIDs its resources' JIDs and the actor's, the others no JID. Two copies are built for the others, whatever their number.
+    /// real JIDs its resources' JIDs and the actor's, the others no JID;
+    /// only its own resources when the room does not broadcast its role.
+    /// Two copies are built for the others, whatever their number.
     func presence(
         of occupant: MUCOccupant, to recipients: some Sequence<JID>, unavailable: Element? = nil,
         note: PresenceNote = PresenceNote()
     ) -> [MUCDelivery] {
+        let recipients = broadcasts(occupant) ? Array(recipients) : recipients.filter(occupant.resources.contains)
         let hidden = presence(of: occupant, unavailable: unavailable, showing: [], note: note)
         let shown = presence(
             of: occupant, unavailable: unavailable, showing: realJIDs(of: occupant), note: note, showsActorJID: true)
@@ -116,6 +126,53 @@ extension MUCRoom {
             }
             return MUCDelivery(to: recipient, element: (seesJIDs(recipient) ? shown : hidden))
         }
+    }
+}
+
+extension MUCRoom {
+    /// The answer to a presence probe `resource` sent to `nick` (as
+    /// Prosody does): the occupant's presence as `resource` sees it, or for
+    /// a member who registered `nick` and is not in, an unavailable one.
+    ///
+    /// - Throws: `not-acceptable` for a prober not in the room,
+    ///   `item-not-found` for a nickname neither in use nor registered.
+    func probe(_ nick: String, from resource: JID) throws(StanzaError) -> [MUCDelivery] {
+        guard occupant(joinedFrom: resource) != nil else {
+            throw StanzaError(.notAcceptable, type: .cancel, text: "only occupants may probe occupants")
+        }
+        let shows = seesJIDs(resource)
+        if let occupant = occupants[nick] {
+            let element = presence(of: occupant, showing: shows ? realJIDs(of: occupant) : [], statuses: [])
+            return [MUCDelivery(to: resource, element: element)]
+        }
+        guard let (user, record) = affiliations.first(where: { $0.value.nick == nick }) else {
+            throw StanzaError(.itemNotFound, type: .cancel, text: "no one has or registered this nickname")
+        }
+        return [MUCDelivery(to: resource, element: absentMember(user, record, shown: shows))]
+    }
+
+    /// The unavailable presence of a member who registered a nickname and
+    /// is not in the room, with its bare JID when `shown`.
+    func absentMember(_ user: JID, _ record: MUCAffiliationRecord, shown: Bool) -> Element {
+        var item = Element(
+            "item", namespace: NS.mucUser,
+            attributes: ["affiliation": record.affiliation.rawValue, "role": MUCRole.none.rawValue])
+        item[attribute: "nick"] = record.nick
+        if shown { item[attribute: "jid"] = user.description }
+        return Element(
+            "presence", namespace: NS.client,
+            attributes: ["from": address(of: record.nick ?? "").description, "type": "unavailable"],
+            children: [.element(Element("x", namespace: NS.mucUser, children: [.element(item)]))])
+    }
+
+    /// For a newcomer, when the room broadcasts the role `none`: the
+    /// members who registered a nickname and are not in.
+    func absentMembers(for resource: JID) -> [MUCDelivery] {
+        guard configuration.presenceBroadcast.contains(.none) else { return [] }
+        let shown = seesJIDs(resource)
+        return affiliations.filter { $0.value.nick.map { occupants[$0] == nil } ?? false }
+            .sorted { $0.key.description < $1.key.description }
+            .map { MUCDelivery(to: resource, element: absentMember($0.key, $0.value, shown: shown)) }
     }
 }
 

@@ -44,6 +44,10 @@ struct MUCRoomConfiguration: Sendable, Equatable, Codable {
     /// whether members may, not only admins (`muc#roomconfig_allowinvites`).
     var occupantsMayInvite = false
     var privateMessages = PrivateMessages.anyone
+    /// The roles whose occupants' presence everyone gets
+    /// (`muc#roomconfig_presencebroadcast`); `none` also shows newcomers
+    /// the members who have registered a nickname and are not in.
+    var presenceBroadcast: Set<MUCRole> = [.visitor, .participant, .moderator]
     /// How many messages a newcomer gets at most (`muc#maxhistoryfetch`),
     /// at most `muc_history_length`.
     var historyLength: Int
@@ -100,6 +104,11 @@ extension MUCRoomConfiguration {
                     "muc#maxhistoryfetch", type: "text-single",
                     label: "Messages newcomers get (at most \(historyLimit))", values: [String(historyLength)]),
                 .boolean("muc#roomconfig_enablearchiving", label: "Keep an archive of messages", archived),
+                .listMulti(
+                    "muc#roomconfig_presencebroadcast",
+                    label: "Whose presence everyone gets, by role (none: members not in the room)",
+                    MUCRole.allCases.filter(presenceBroadcast.contains).map(\.rawValue),
+                    options: MUCRole.allCases.map { ($0.rawValue, $0.rawValue) }),
             ])
     }
 
@@ -160,6 +169,15 @@ extension MUCRoomConfiguration {
             case "muc#maxhistoryfetch", "muc#roomconfig_historylength":
                 changed.historyLength = try number(limit: historyLimit)
             case "muc#roomconfig_enablearchiving": changed.archived = try boolean()
+            case "muc#roomconfig_presencebroadcast":
+                var roles: Set<MUCRole> = []
+                for value in field.values {
+                    guard let role = MUCRole(rawValue: value) else {
+                        throw StanzaError(.badRequest, text: "\(name) does not offer '\(value)'")
+                    }
+                    roles.insert(role)
+                }
+                changed.presenceBroadcast = roles
             default: continue
             }
         }

@@ -331,8 +331,13 @@ public struct MultiUserChat: ServerFeature {
                 let out = try rooms.change(name) { $0.remove(sender, failingWith: error) }
                 Self.send(out ?? [], on: session.server)
                 return
+            case .probe:
+                guard let nick = recipient.resourcepart else { return }
+                let out = try rooms.read(name) { room throws(StanzaError) in try room.probe(nick, from: sender) }
+                guard let out else { throw StanzaError(.itemNotFound, text: "no such room") }
+                Self.send(out, on: session.server)
             default:
-                // Subscriptions and probes: a room takes none.
+                // Subscriptions: a room takes none.
                 return
             }
         } catch {
