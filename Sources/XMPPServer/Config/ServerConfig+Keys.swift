@@ -124,6 +124,7 @@ extension ServerConfig {
         .single("muc_max_room_name_length", \.muc.maxRoomNameLength, .integer),
         .single("muc_max_nick_length", \.muc.maxNickLength, .integer),
         .single("muc_max_stanza_size", \.muc.maxStanzaSize, .size),
+        .single("muc_archive_max_messages", \.muc.archiveMaxMessages, .integer),
         .list("contact_abuse", \.contact.abuse, .uri),
         .list("contact_admin", \.contact.admin, .uri),
         .list("contact_feedback", \.contact.feedback, .uri),

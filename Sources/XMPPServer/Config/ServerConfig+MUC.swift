@@ -26,5 +26,6 @@ extension ServerConfig {
         try require(muc.maxRoomNameLength, in: 1...1023, key: "muc_max_room_name_length", formatNumber)
         try require(muc.maxNickLength, in: 1...1023, key: "muc_max_nick_length", formatNumber)
         try require(muc.maxStanzaSize, in: 1024...(1 << 20), key: "muc_max_stanza_size", formatSize)
+        try require(muc.archiveMaxMessages, in: 1...10_000_000, key: "muc_archive_max_messages", formatNumber)
     }
 }

@@ -393,6 +393,10 @@ public struct ServerConfig: Sendable, Equatable {
         /// gets `not-acceptable`. Key `muc_max_stanza_size`, default 64KiB,
         /// from 1KiB to 1MiB.
         public var maxStanzaSize = 64 << 10
+        /// Most messages one room's archive keeps (XEP-0313 §6); past it
+        /// the oldest go. Key `muc_archive_max_messages`, default 10000,
+        /// from 1 to 10000000.
+        public var archiveMaxMessages = 10_000
     }
 
     /// How much the server tells about its software (XEP-0092).

@@ -38,6 +38,6 @@ extension MultiUserChat {
         var query = try DiscoAnswer.query(request)
         guard query.namespace == NS.discoInfo else { return .result(query) }
         query.append(DiscoAnswer.identity(category: "conference", type: "text", name: room.jid.localpart))
-        return .result(DiscoAnswer.adding(Self.roomFeatures, to: query))
+        return .result(DiscoAnswer.adding(Self.roomFeatures + room.archiveFeatures, to: query))
     }
 }

@@ -7,25 +7,29 @@ extension MUCRoom {
     /// every occupant's resources `from` its room address (§7.4). One with
     /// a `<subject/>` and neither `<body/>` nor `<thread/>` changes the
     /// subject (§8.1; any occupant may); any other with a `<body/>` or a
-    /// `<subject/>` goes into the history (chat states do not).
+    /// `<subject/>` goes into the history (chat states do not), and one
+    /// with a body into `archive` too, its stanza id on every copy. Each
+    /// copy carries the sender's occupant id (XEP-0421).
     ///
     /// - Throws: `not-acceptable` when `resource` is not an occupant
     ///   (§7.4: only occupants may send to the room).
-    mutating func groupchat(_ message: Element, from resource: JID, received: Int) throws(StanzaError)
-        -> [MUCDelivery]
-    {
+    mutating func groupchat(
+        _ message: Element, from resource: JID, received: Int, archive: MUCArchive
+    ) throws(StanzaError) -> [MUCDelivery] {
         guard let occupant = occupant(joinedFrom: resource) else {
             throw StanzaError(.notAcceptable, type: .cancel, text: "only occupants may send messages to the room")
         }
         var element = cleaned(message)
         element.attributes.removeAll { $0.name == "to" }
         element[attribute: "from"] = address(of: occupant.nick).description
+        element.append(occupantIDElement(of: occupant))
         let hasSubject = message.child("subject", namespace: NS.client) != nil
         if hasSubject, message.child("body", namespace: NS.client) == nil,
             message.child("thread", namespace: NS.client) == nil
         {
             subject = element
         } else if hasSubject || message.child("body", namespace: NS.client) != nil {
+            element = archived(element, nick: occupant.nick, received: received, archive: archive)
             var stored = element
             stored.append(.delay(from: jid.description, at: received))
             history.append(stored, received: received)
@@ -54,11 +58,11 @@ extension MUCRoom {
     }
 
     /// `message` without what only the room may say: `muc#user` elements
-    /// (status codes, real JIDs, invitations) and delays or stanza ids
-    /// claiming the room or the service, which would backdate or mark a
-    /// message as the room's own.
+    /// (status codes, real JIDs, invitations), occupant ids, and delays or
+    /// stanza ids claiming the room or the service, which would backdate or
+    /// mark a message as the room's own.
     private func cleaned(_ message: Element) -> Element {
-        var element = message
+        var element = message.withoutOccupantIDs
         let service = jid.domainpart
         element.removeChildren(named: "x", namespace: NS.mucUser) { _ in true }
         // A delay without `from` is the client's own; one naming the service

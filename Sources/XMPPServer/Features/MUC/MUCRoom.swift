@@ -25,13 +25,18 @@ struct MUCRoom: Sendable {
     /// `to`), or nil while the room has none.
     var subject: Element?
     var history: MUCHistory
+    /// Whether the room archives its messages (XEP-0313 §6).
+    var archives = true
+    /// Where its occupant ids come from (XEP-0421).
+    let occupantIDs: MUCOccupantIDs
 
     /// An empty room at `jid`, created by `creator`, keeping
     /// `historyLength` messages.
-    init(jid: JID, creator: JID, historyLength: Int) {
+    init(jid: JID, creator: JID, historyLength: Int, occupantIDs: MUCOccupantIDs) {
         self.jid = jid
         self.creator = creator
         self.history = MUCHistory(capacity: historyLength)
+        self.occupantIDs = occupantIDs
     }
 
     /// Whether no one is in the room any more.

@@ -24,6 +24,8 @@ final class MUCRooms: Sendable {
 
     let service: String
     let limits: Limits
+    /// The rooms' occupant ids, keyed at start.
+    let occupantIDs = MUCOccupantIDs()
     private let state = Mutex(State())
 
     /// No rooms yet at `service`.
@@ -41,7 +43,7 @@ final class MUCRooms: Sendable {
         _ name: String, _ resource: JID, nick: String, presence: Element, history: MUCHistory.Request
     ) throws(StanzaError) -> [MUCDelivery] {
         let limits = limits
-        let service = service
+        let (service, occupantIDs) = (service, occupantIDs)
         return try state.withLock { state throws(StanzaError) in
             // Taken out of the table while it changes, so that changing it
             // copies nothing (occupants, history).
@@ -60,7 +62,8 @@ final class MUCRooms: Sendable {
                 guard let jid = try? JID(localpart: name, domainpart: service) else {
                     throw StanzaError(.jidMalformed)
                 }
-                room = MUCRoom(jid: jid, creator: resource.bare, historyLength: limits.historyLength)
+                room = MUCRoom(
+                    jid: jid, creator: resource.bare, historyLength: limits.historyLength, occupantIDs: occupantIDs)
             }
             let out: [MUCDelivery]
             do throws(StanzaError) {

@@ -26,8 +26,9 @@ public struct MultiUserChat: ServerFeature {
     private let maxRoomNameLength: Int
     private let maxNickLength: Int
     private let maxStanzaSize: Int
-    private let clock: WallClock
+    let clock: WallClock
     let rooms: MUCRooms
+    let archive: MUCArchive
 
     /// The feature as `config` sets it up; history is stamped with `clock`.
     public init(config: ServerConfig, clock: WallClock = .system) {
@@ -42,6 +43,7 @@ public struct MultiUserChat: ServerFeature {
             limits: MUCRooms.Limits(
                 historyLength: config.muc.historyLength, maxOccupants: config.muc.maxOccupants,
                 maxRoomsPerUser: config.muc.maxRoomsPerUser))
+        archive = MUCArchive(maxMessages: config.muc.archiveMaxMessages)
     }
 
     public func install(_ hooks: Hooks) {
@@ -51,6 +53,10 @@ public struct MultiUserChat: ServerFeature {
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.service(service)], Self.serviceInfo)
         hooks.onIQ(.get, NS.discoItems, "query", to: [.service(service)], roomList)
         hooks.onAnyIQ(at: service, answer)
+        hooks.onStart { server in
+            self.rooms.occupantIDs.configure(secret: server.scramSecret)
+            self.archive.start(server)
+        }
         hooks.onPresence([.service(service)]) { routed in
             self.presence(routed)
             return .handled
@@ -90,6 +96,7 @@ public struct MultiUserChat: ServerFeature {
             throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service yet")
         }
         guard let room = rooms.room(name) else { throw StanzaError(.itemNotFound, text: "no such room") }
+        if target.resourcepart == nil, let answer = try archiveAnswer(request, room: room) { return answer }
         let payload = request.iq.payload!
         if target.resourcepart == nil, request.iq.type == .get,
             payload.name == "query", [NS.discoInfo, NS.discoItems].contains(payload.namespace)
@@ -206,8 +213,9 @@ public struct MultiUserChat: ServerFeature {
             } else if type == .groupchat {
                 let now = clock.milliseconds
                 out = try rooms.change(name, by: sender) { room throws(StanzaError) in
-                    try room.groupchat(element, from: sender, received: now)
+                    try room.groupchat(element, from: sender, received: now, archive: archive)
                 }
+                archive.flushSoon(after: routed.session)
             } else if element.child("x", namespace: NS.mucUser) != nil {
                 throw StanzaError(.featureNotImplemented, text: "invitations are not supported yet")
             } else {

@@ -29,14 +29,6 @@ public struct MessageArchive: ServerFeature {
     /// Where the owner's requests go: the bare JID (or no `to`), and the
     /// server's domain.
     static let owner: [IQTarget] = [.account, .host]
-    /// Items in a page when the query does not say.
-    static let defaultPageSize = 50
-    /// The most items in one page, whatever the query asks (XEP-0313
-    /// §4.3.1 lets a server limit pages).
-    static let maxPageSize = 250
-    /// A page stops growing once its stanzas reach this many bytes, so
-    /// that one query never queues more than about this much output.
-    static let pageByteLimit = 256 << 10
     /// How often expired messages are looked for (with `mam_retention`).
     static let purgeInterval = Duration.seconds(3600)
     /// The most messages one retention job deletes, so that a large purge
@@ -72,9 +64,7 @@ public struct MessageArchive: ServerFeature {
             return .passed
         }
         hooks.onIQ(.set, NS.mam, "query", to: Self.owner) { request in try query(request) }
-        hooks.onIQ(.get, NS.mam, "query", to: Self.owner) { _ in
-            .result(Element("query", namespace: NS.mam, children: [.element(Self.queryForm.element)]))
-        }
+        hooks.onIQ(.get, NS.mam, "query", to: Self.owner) { _ in ArchiveQueries.formAnswer }
         hooks.onIQ(.get, NS.mam, "metadata", to: Self.owner) { request in try metadata(request) }
         hooks.onIQ(.get, NS.mam, "prefs", to: Self.owner) { request in
             .result(policy.preferences(of: try request.username()).element)

@@ -1,0 +1,173 @@
+import XMPPCore
+import XMPPStorage
+
+/// XEP-0313 §6 for rooms, with XEP-0359 stanza ids: each room that
+/// `archives` keeps the groupchat messages with a body it sends (not chat
+/// states, not changes of subject), once per room, owned by the room's
+/// bare address; every occupant's copy, and the history, carry
+/// `<stanza-id by='room@service'/>` with the archive id.
+///
+/// Writes are grouped as the users' archive groups them (`ArchiveQueue`):
+/// the room numbers a message under its lock, and the storage thread
+/// writes what waits in one transaction, keeping each room's newest
+/// `muc_archive_max_messages`. A query flushes first, so it sees every
+/// message sent before it.
+///
+/// Who may read a room's archive: its occupants (any resource of a user
+/// joined to it) and its owner. Prosody lets anyone read an open room's
+/// archive; this service asks for presence in the room, since rooms are
+/// not listed as members-only or not yet and the archive outlives the
+/// occupants who were there.
+final class MUCArchive: Sendable {
+    /// A message waiting for the storage thread.
+    struct Job: Sendable {
+        let room: String
+        let nick: String
+        let message: Element
+        let timestamp: Int
+        let sequence: Int64
+    }
+
+    /// How long after a failed load of the last sequence it is tried again;
+    /// meanwhile nothing is archived.
+    static let loadRetryInterval = Duration.seconds(30)
+
+    /// The features a room that archives adds to its disco#info.
+    static let features = [NS.mam, NS.stanzaID]
+
+    let ids = ArchiveIDs(purpose: "swiftlet room archive ids")
+    /// The most messages one room's archive keeps (`muc_archive_max_messages`).
+    let maxMessages: Int
+    private let queue = ArchiveQueue<Job>()
+
+    /// An archive keeping at most `maxMessages` per room.
+    init(maxMessages: Int) {
+        self.maxMessages = maxMessages
+    }
+
+    /// Sets the id key and loads the last sequence, in a storage job that
+    /// (submitted at start) runs before any session's; a failure is logged
+    /// and the load tried again later.
+    func start(_ server: ServerContext) {
+        ids.configure(secret: server.scramSecret)
+        load(server)
+    }
+
+    private func load(_ server: ServerContext) {
+        let queue = queue
+        server.storage.run(on: server.loop, { stores in
+            queue.resume(after: try stores.roomArchive.lastSequence())
+        }) { result in
+            guard case .failure(let error) = result else { return }
+            server.log.error(
+                "cannot load the room archives' state, no room archives anything until it loads; "
+                    + "trying again in \(Self.loadRetryInterval): \(error)")
+            _ = server.loop.scheduleTimer(after: Self.loadRetryInterval) { self.load(server) }
+        }
+    }
+
+    /// Numbers `message` (as occupants get it, without `to`), sent by `nick`
+    /// of `room` at `received`, and queues it for the storage thread.
+    /// - Returns: Its stanza id, or nil before the state has loaded.
+    func record(_ message: Element, room: JID, nick: String, received: Int) -> String? {
+        let appended = queue.append(count: 1) { sequence in
+            Job(room: room.description, nick: nick, message: message, timestamp: received, sequence: sequence)
+        }
+        return appended.map { ids.id(for: $0.firstSequence) }
+    }
+
+    /// Queues a flush of what rooms recorded, after the change that did
+    /// it; when the disk falls behind, `session` (the sender) waits for
+    /// the writes queued so far, so that the waiting jobs cannot grow
+    /// without bound.
+    func flushSoon(after session: ClientSession) {
+        let log = session.log
+        let waiting = queue.flushSoon(storage: session.server.storage, log: log) { [self] stores in
+            try flush(stores)
+        }
+        if waiting > ArchiveQueue<Job>.highWaterMark { session.withStorage({ _ in }, then: { _ in }) }
+    }
+
+    /// Writes every waiting message in one transaction that does not wait
+    /// for the disk (as the users' archive); call on the storage thread.
+    func flush(_ stores: Stores) throws {
+        let jobs = queue.take()
+        guard !jobs.isEmpty else { return }
+        let items = jobs.compactMap { job in
+            StoredStanza.serialize(job.message).map { stanza in
+                RoomArchiveItem(
+                    room: job.room,
+                    item: ArchiveItem(
+                        sequence: job.sequence, timestamp: job.timestamp,
+                        peer: ArchivePeer(bare: job.room, resource: job.nick), stanza: stanza))
+            }
+        }
+        try stores.inTransaction(durable: false) {
+            try stores.roomArchive.append(items, keepingPerRoom: maxMessages)
+        }
+    }
+
+    // MARK: - Queries
+
+    /// Answers a query of `room`'s archive (XEP-0313 §4, §6): each result
+    /// `from` the room, the sender's room address on the message inside.
+    ///
+    /// - Throws: `forbidden` for someone neither in the room nor its owner.
+    func query(_ request: IQRequest, room: MUCRoom) throws -> IQAnswer {
+        guard let requester = request.session.jid, room.mayReadArchive(requester) else {
+            throw StanzaError(.forbidden, text: "only the room's occupants may read its archive")
+        }
+        let payload = request.iq.payload!
+        let queries = ArchiveQueries(ids: ids)
+        let query = try queries.query(from: payload)
+        let address = room.jid
+        return .afterStorage({ [self] stores in
+            try flush(stores)
+            return try queries.run { try stores.roomArchive.query(query, ofRoom: address.description) }
+        }) { page in
+            .result(queries.send(page, for: payload, from: address, to: requester, session: request.session))
+        }
+    }
+}
+
+extension MUCRoom {
+    /// Whether `resource`'s user may read the room's archive: it is in the
+    /// room from one of its resources, or owns it.
+    func mayReadArchive(_ resource: JID) -> Bool {
+        let user = resource.bare
+        return user == creator || occupants.values.contains { $0.user == user }
+    }
+
+    /// The features this room adds to its disco#info for the archive, the
+    /// occupant ids and moderation (XEP-0313, XEP-0359, XEP-0421, XEP-0425).
+    var archiveFeatures: [String] {
+        (archives ? MUCArchive.features : []) + [NS.occupantID, NS.messageModerate, NS.messageRetract]
+    }
+
+    /// Stamps `message` with the archive's id when the room archives and
+    /// the message is worth it (or `always`), and hands it to `archive`.
+    func archived(
+        _ message: Element, nick: String, received: Int, archive: MUCArchive, always: Bool = false
+    ) -> Element {
+        guard archives, always || MessageArchive.isArchivable(message, types: [.groupchat]),
+            let id = archive.record(message, room: jid, nick: nick, received: received)
+        else { return message }
+        var stamped = message
+        stamped.append(Element("stanza-id", namespace: NS.stanzaID, attributes: ["id": id, "by": jid.description]))
+        return stamped
+    }
+}
+
+extension MultiUserChat {
+    /// The IQs to a room's bare address that its archive and moderation
+    /// answer, or nil for another.
+    func archiveAnswer(_ request: IQRequest, room: MUCRoom) throws -> IQAnswer? {
+        let payload = request.iq.payload!
+        switch (request.iq.type, payload.namespace, payload.name) {
+        case (.set, NS.mam, "query"): return try archive.query(request, room: room)
+        case (.get, NS.mam, "query"): return ArchiveQueries.formAnswer
+        case (.set, NS.messageModerate, "moderate"): return try moderate(request, room: room)
+        default: return nil
+        }
+    }
+}
