@@ -45,24 +45,15 @@ final class MUCArchive: Sendable {
         self.maxMessages = maxMessages
     }
 
-    /// Sets the id key and loads the last sequence, in a storage job that
-    /// (submitted at start) runs before any session's; a failure is logged
-    /// and the load tried again later.
+    /// Sets the id key and loads the last sequence; until it has loaded,
+    /// rooms archive nothing.
     func start(_ server: ServerContext) {
         ids.configure(secret: server.scramSecret)
-        load(server)
-    }
-
-    private func load(_ server: ServerContext) {
         let queue = queue
-        server.storage.run(on: server.loop, { stores in
+        server.loadAtStart(
+            "the room archives' state", until: "no room archives anything", retryInterval: Self.loadRetryInterval
+        ) { stores in
             queue.resume(after: try stores.roomArchive.lastSequence())
-        }) { result in
-            guard case .failure(let error) = result else { return }
-            server.log.error(
-                "cannot load the room archives' state, no room archives anything until it loads; "
-                    + "trying again in \(Self.loadRetryInterval): \(error)")
-            _ = server.loop.scheduleTimer(after: Self.loadRetryInterval) { self.load(server) }
         }
     }
 

@@ -92,22 +92,15 @@ public struct MessageArchive: ServerFeature {
         schedulePurge(server)
     }
 
-    /// Loads every user's preferences and the last sequence, in a storage
-    /// job that (submitted at start) runs before any session's. Until it
-    /// succeeds the writer numbers nothing, so no message is archived; a
-    /// failure (a database error) is logged and the load tried again after
-    /// `loadRetryInterval`, rather than leaving the archive off for good.
+    /// Loads every user's preferences and the last sequence. Until it
+    /// succeeds the writer numbers nothing, so no message is archived.
     private func loadState(_ server: ServerContext) {
         let (policy, writer) = (policy, writer)
-        server.storage.run(on: server.loop, { stores in
+        server.loadAtStart(
+            "the message archive's state", until: "nothing is archived", retryInterval: Self.loadRetryInterval
+        ) { stores in
             policy.replaceAll(try stores.archive.allPreferences())
             writer.resume(after: try stores.archive.lastSequence())
-        }) { result in
-            guard case .failure(let error) = result else { return }
-            server.log.error(
-                "cannot load the message archive's state, nothing is archived until it loads; "
-                    + "trying again in \(Self.loadRetryInterval): \(error)")
-            _ = server.loop.scheduleTimer(after: Self.loadRetryInterval) { loadState(server) }
         }
     }
 
