@@ -105,6 +105,25 @@ extension TestClient {
         #expect(juliet.queryGarden().bodies == ["m3", "m4", "m5"])
     }
 
+    @Test func aRoomCreatedAgainStartsWithAnEmptyArchive() throws {
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
+        romeo.say("before", in: "garden")
+        #expect(juliet.queryGarden().bodies == ["before"])
+        for (client, nick) in [(romeo, "romeo"), (juliet, "juliet")] {
+            client.send("<presence to='\(garden)/\(nick)' type='unavailable'/>")
+        }
+        _ = romeo.receiveElements()
+        _ = juliet.receiveElements()
+        try server.addUser("mercutio", password: "pw")
+        let mercutio = server.connect()
+        try mercutio.login("mercutio", "pw", resource: "street")
+        #expect(mercutio.join("garden", as: "mercutio").first?.mucStatuses.contains("201") == true)
+        #expect(mercutio.queryGarden().results.isEmpty)
+        mercutio.say("after", in: "garden")
+        _ = mercutio.receiveElements()
+        #expect(mercutio.queryGarden().bodies == ["after"])
+    }
+
     @Test func theRoomAdvertisesItsArchiveIDsAndModeration() throws {
         let (_, romeo, _) = try romeoAndJulietInTheGarden()
         romeo.send("<iq type='get' to='\(garden)' id='info'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>")

@@ -13,19 +13,28 @@ import XMPPStorage
 /// `muc_archive_max_messages`. A query flushes first, so it sees every
 /// message sent before it.
 ///
+/// Rooms are temporary: a room created under the name of one that is gone
+/// (or that existed before a restart) is another room, and starts with an
+/// empty archive, as a temporary room of Prosody loses its archive when it
+/// goes.
+///
 /// Who may read a room's archive: its occupants (any resource of a user
-/// joined to it) and its owner. Prosody lets anyone read an open room's
-/// archive; this service asks for presence in the room, since rooms are
-/// not listed as members-only or not yet and the archive outlives the
-/// occupants who were there.
+/// joined to it) and its owner; anyone else gets `forbidden`. Prosody lets
+/// anyone read the archive of a room that is not members-only; rooms here
+/// do not say yet whether they are, so the archive is kept to those in the
+/// room.
 final class MUCArchive: Sendable {
-    /// A message waiting for the storage thread.
+    /// A change waiting for the storage thread.
     struct Job: Sendable {
+        enum Change: Sendable {
+            /// A message `nick` sent, numbered `sequence`.
+            case message(Element, nick: String, timestamp: Int, sequence: Int64)
+            /// The room starts with an empty archive.
+            case erase
+        }
+
         let room: String
-        let nick: String
-        let message: Element
-        let timestamp: Int
-        let sequence: Int64
+        let change: Change
     }
 
     /// How long after a failed load of the last sequence it is tried again;
@@ -62,9 +71,19 @@ final class MUCArchive: Sendable {
     /// - Returns: Its stanza id, or nil before the state has loaded.
     func record(_ message: Element, room: JID, nick: String, received: Int) -> String? {
         let appended = queue.append(count: 1) { sequence in
-            Job(room: room.description, nick: nick, message: message, timestamp: received, sequence: sequence)
+            Job(room: room.description, change: .message(message, nick: nick, timestamp: received, sequence: sequence))
         }
         return appended.map { ids.id(for: $0.firstSequence) }
+    }
+
+    /// Queues the removal of what `room`'s archive holds, for a room just
+    /// created: rooms are temporary, and a new one of the same name is
+    /// another room, whose occupants must not read the last one's messages.
+    /// Queued in order with the messages (under the rooms' lock), so that it
+    /// comes before any of the new room's; before the state has loaded,
+    /// nothing is queued (`start` happens before any session).
+    func startAfresh(_ room: JID) {
+        _ = queue.append(count: 0) { _ in Job(room: room.description, change: .erase) }
     }
 
     /// Queues a flush of what rooms recorded, after the change that did
@@ -79,21 +98,29 @@ final class MUCArchive: Sendable {
         if waiting > ArchiveQueue<Job>.highWaterMark { session.withStorage({ _ in }, then: { _ in }) }
     }
 
-    /// Writes every waiting message in one transaction that does not wait
-    /// for the disk (as the users' archive); call on the storage thread.
+    /// Writes every waiting change, in order, in one transaction that does
+    /// not wait for the disk (as the users' archive); call on the storage
+    /// thread.
     func flush(_ stores: Stores) throws {
         let jobs = queue.take()
         guard !jobs.isEmpty else { return }
-        let items = jobs.compactMap { job in
-            StoredStanza.serialize(job.message).map { stanza in
-                RoomArchiveItem(
-                    room: job.room,
-                    item: ArchiveItem(
-                        sequence: job.sequence, timestamp: job.timestamp,
-                        peer: ArchivePeer(bare: job.room, resource: job.nick), stanza: stanza))
-            }
-        }
         try stores.inTransaction(durable: false) {
+            var items: [RoomArchiveItem] = []
+            for job in jobs {
+                switch job.change {
+                case .message(let message, let nick, let timestamp, let sequence):
+                    guard let stanza = StoredStanza.serialize(message) else { continue }
+                    items.append(RoomArchiveItem(
+                        room: job.room,
+                        item: ArchiveItem(
+                            sequence: sequence, timestamp: timestamp,
+                            peer: ArchivePeer(bare: job.room, resource: nick), stanza: stanza)))
+                case .erase:
+                    try stores.roomArchive.append(items, keepingPerRoom: maxMessages)
+                    items = []
+                    try stores.roomArchive.removeArchive(ofRoom: job.room)
+                }
+            }
             try stores.roomArchive.append(items, keepingPerRoom: maxMessages)
         }
     }

@@ -26,12 +26,15 @@ final class MUCRooms: Sendable {
     let limits: Limits
     /// The rooms' occupant ids, keyed at start.
     let occupantIDs = MUCOccupantIDs()
+    /// Where the rooms archive their messages.
+    let archive: MUCArchive
     private let state = Mutex(State())
 
     /// No rooms yet at `service`.
-    init(service: String, limits: Limits) {
+    init(service: String, limits: Limits, archive: MUCArchive) {
         self.service = service
         self.limits = limits
+        self.archive = archive
     }
 
     /// Joins `resource` to the room `name` as `nick`, creating the room
@@ -43,7 +46,7 @@ final class MUCRooms: Sendable {
         _ name: String, _ resource: JID, nick: String, presence: Element, history: MUCHistory.Request
     ) throws(StanzaError) -> [MUCDelivery] {
         let limits = limits
-        let (service, occupantIDs) = (service, occupantIDs)
+        let (service, occupantIDs, archive) = (service, occupantIDs, archive)
         return try state.withLock { state throws(StanzaError) in
             // Taken out of the table while it changes, so that changing it
             // copies nothing (occupants, history).
@@ -76,6 +79,8 @@ final class MUCRooms: Sendable {
                 throw error
             }
             if creating { state.created[resource.bare, default: 0] += 1 }
+            // A new room does not inherit the archive of an earlier one of its name.
+            if creating { archive.startAfresh(room.jid) }
             Self.store(room, named: name, acting: resource, in: &state)
             return out
         }

@@ -38,12 +38,13 @@ public struct MultiUserChat: ServerFeature {
         maxNickLength = config.muc.maxNickLength
         maxStanzaSize = config.muc.maxStanzaSize
         self.clock = clock
+        archive = MUCArchive(maxMessages: config.muc.archiveMaxMessages)
         rooms = MUCRooms(
             service: config.mucService,
             limits: MUCRooms.Limits(
                 historyLength: config.muc.historyLength, maxOccupants: config.muc.maxOccupants,
-                maxRoomsPerUser: config.muc.maxRoomsPerUser))
-        archive = MUCArchive(maxMessages: config.muc.archiveMaxMessages)
+                maxRoomsPerUser: config.muc.maxRoomsPerUser),
+            archive: archive)
     }
 
     public func install(_ hooks: Hooks) {
@@ -153,6 +154,7 @@ public struct MultiUserChat: ServerFeature {
                         element.child("x", namespace: NS.muc)?.child("history", namespace: NS.muc),
                         now: clock.milliseconds)
                     out = try rooms.join(name, sender, nick: nick, presence: element, history: history)
+                    archive.flushSoon(after: session)
                 } else if joined == nick {
                     out = try rooms.change(name, by: sender) { $0.update(sender, presence: element) }
                 } else {
