@@ -11,6 +11,7 @@ import XMPPCore
 /// | chat or normal message to `room@service/nick`   | to that occupant's resources (§7.5)         |
 /// | a message from someone not in the room          | `not-acceptable`                            |
 /// | disco#info and disco#items of service and rooms | §6                                          |
+/// | archive query or moderation to a room           | XEP-0313 §6 (`MUCArchive`), XEP-0425 (`MUCModeration`) |
 /// | any other IQ (configuration, affiliations, kick, ban, registration, destroy, IQs to occupants) | `feature-not-implemented` |
 /// | an invitation or decline (§7.8)                  | `feature-not-implemented`                   |
 ///
