@@ -83,4 +83,18 @@ import XMPPCore
         // The highest sequence is remembered once its item is gone.
         #expect(try store.lastSequence() == 3)
     }
+
+    @Test(arguments: StoresKind.allCases)
+    func retentionRemovesTheOldestOfAllRoomsUpToTheFirstKept(kind: StoresKind) throws {
+        let store = try kind.makeStores().roomArchive
+        // Stamped 1000, 2000, …; item 4 is stamped late, as after a clock step.
+        var items = (1...6).map { item($0, in: $0 % 2 == 0 ? Self.tomb : Self.garden) }
+        items[2].item.timestamp = 10_000
+        try store.append(items, keepingPerRoom: 10)
+        #expect(try store.removeMessages(before: 5000, limit: 1) == 1)
+        #expect(try store.removeMessages(before: 5000, limit: 10) == 1, "up to item 3, the first kept")
+        #expect(try store.removeMessages(before: 5000, limit: 10) == 0)
+        #expect(sequences(try store.query(ArchiveQuery(max: 10), ofRoom: Self.garden)) == [3, 5])
+        #expect(sequences(try store.query(ArchiveQuery(max: 10), ofRoom: Self.tomb)) == [4, 6])
+    }
 }

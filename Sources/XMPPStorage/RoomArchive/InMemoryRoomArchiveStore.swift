@@ -59,6 +59,18 @@ public final class InMemoryRoomArchiveStore: RoomArchiveStore {
         archives[Array(room.utf8)] = nil
     }
 
+    public func removeMessages(before timestamp: Int, limit: Int) -> Int {
+        let all = archives.values.joined()
+        let firstKept = all.filter { $0.timestamp >= timestamp }.map(\.sequence).min() ?? Int64.max
+        let doomed = Set(all.map(\.sequence).filter { $0 < firstKept }.sorted().prefix(limit))
+        guard !doomed.isEmpty else { return 0 }
+        for key in Array(archives.keys) {
+            archives[key]!.removeAll { doomed.contains($0.sequence) }
+            if archives[key]!.isEmpty { archives[key] = nil }
+        }
+        return doomed.count
+    }
+
     /// Where the item `sequence` is in `archive`, by binary search.
     private func index(of sequence: Int64, in archive: [ArchiveItem]) -> Int? {
         var (low, high) = (0, archive.count)

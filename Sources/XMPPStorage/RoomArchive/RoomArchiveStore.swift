@@ -43,6 +43,15 @@ public protocol RoomArchiveStore: AnyObject {
 
     /// Deletes `room`'s archive, as when the room is destroyed.
     func removeArchive(ofRoom room: String) throws
+
+    /// Removes, from all rooms, the oldest items up to the first one (in
+    /// sequence order) stamped at or after `timestamp`, at most `limit` of
+    /// them, so that retention never leaves a hole in an archive
+    /// (XEP-0313 §3.2: deleted messages "MUST be the oldest").
+    ///
+    /// - Returns: How many items were removed; `limit` means there may be
+    ///   more.
+    func removeMessages(before timestamp: Int, limit: Int) throws -> Int
 }
 
 /// A message of a room's archive, with the room that keeps it.

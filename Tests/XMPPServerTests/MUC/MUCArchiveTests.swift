@@ -105,6 +105,23 @@ extension TestClient {
         #expect(juliet.queryGarden().bodies == ["m3", "m4", "m5"])
     }
 
+    @Test func retentionDeletesOldMessagesEveryHour() throws {
+        var config = ServerConfig()
+        config.archive.retention = .seconds(86_400)
+        config.timeouts.idle = .seconds(4 * 3600)
+        let clock = SettableClock()
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden(config: config, clock: clock.wallClock)
+        romeo.say("old", in: "garden")
+        clock.advance(seconds: 86_400 / 2)
+        romeo.say("newer", in: "garden")
+        _ = juliet.receiveElements()
+        clock.advance(seconds: 86_400 / 2 + 60)
+        #expect(juliet.queryGarden().bodies == ["old", "newer"], "nothing is deleted between purges")
+        server.loop.advance(by: .seconds(3600))
+        #expect(juliet.queryGarden().bodies == ["newer"])
+        #expect(server.logLines.lines.contains { $0.contains("room archive retention: deleted 1 message stamped before") })
+    }
+
     @Test func aRoomCreatedAgainStartsWithAnEmptyArchive() throws {
         let (server, romeo, juliet) = try romeoAndJulietInTheGarden()
         romeo.say("before", in: "garden")

@@ -10,8 +10,9 @@ import XMPPStorage
 /// Writes are grouped as the users' archive groups them (`ArchiveQueue`):
 /// the room numbers a message under its lock, and the storage thread
 /// writes what waits in one transaction, keeping each room's newest
-/// `muc_archive_max_messages`. A query flushes first, so it sees every
-/// message sent before it.
+/// `muc_archive_max_messages`; `mam_retention` deletes older messages as
+/// in the users' archives. A query flushes first, so it sees every message
+/// sent before it.
 ///
 /// Rooms are temporary: a room created under the name of one that is gone
 /// (or that existed before a restart) is another room, and starts with an
@@ -47,16 +48,21 @@ final class MUCArchive: Sendable {
     let ids = ArchiveIDs(purpose: "swiftlet room archive ids")
     /// The most messages one room's archive keeps (`muc_archive_max_messages`).
     let maxMessages: Int
+    /// How long messages are kept (`mam_retention`), or nil for ever.
+    let retention: Duration?
     private let queue = ArchiveQueue<Job>()
 
-    /// An archive keeping at most `maxMessages` per room.
-    init(maxMessages: Int) {
+    /// An archive keeping at most `maxMessages` per room, none for longer
+    /// than `retention`.
+    init(maxMessages: Int, retention: Duration?) {
         self.maxMessages = maxMessages
+        self.retention = retention
     }
 
-    /// Sets the id key and loads the last sequence; until it has loaded,
-    /// rooms archive nothing.
-    func start(_ server: ServerContext) {
+    /// Sets the id key and loads the last sequence (until it has loaded,
+    /// rooms archive nothing); then purges expired messages now and every
+    /// hour, stamping with `clock`.
+    func start(_ server: ServerContext, clock: WallClock) {
         ids.configure(secret: server.scramSecret)
         let queue = queue
         server.loadAtStart(
@@ -64,6 +70,10 @@ final class MUCArchive: Sendable {
         ) { stores in
             queue.resume(after: try stores.roomArchive.lastSequence())
         }
+        guard let retention else { return }
+        ArchiveRetention(retention: retention, clock: clock, name: "room archive") { stores, cutoff, limit in
+            try stores.roomArchive.removeMessages(before: cutoff, limit: limit)
+        }.start(server)
     }
 
     /// Numbers `message` (as occupants get it, without `to`), sent by `nick`
@@ -177,6 +187,9 @@ extension MUCRoom {
 }
 
 extension MultiUserChat {
+    /// The rooms' archive.
+    var archive: MUCArchive { rooms.archive }
+
     /// The IQs to a room's bare address that its archive and moderation
     /// answer, or nil for another.
     func archiveAnswer(_ request: IQRequest, room: MUCRoom) throws -> IQAnswer? {

@@ -29,7 +29,6 @@ public struct MultiUserChat: ServerFeature {
     private let maxStanzaSize: Int
     let clock: WallClock
     let rooms: MUCRooms
-    let archive: MUCArchive
 
     /// The feature as `config` sets it up; history is stamped with `clock`.
     public init(config: ServerConfig, clock: WallClock = .system) {
@@ -39,13 +38,12 @@ public struct MultiUserChat: ServerFeature {
         maxNickLength = config.muc.maxNickLength
         maxStanzaSize = config.muc.maxStanzaSize
         self.clock = clock
-        archive = MUCArchive(maxMessages: config.muc.archiveMaxMessages)
         rooms = MUCRooms(
             service: config.mucService,
             limits: MUCRooms.Limits(
                 historyLength: config.muc.historyLength, maxOccupants: config.muc.maxOccupants,
                 maxRoomsPerUser: config.muc.maxRoomsPerUser),
-            archive: archive)
+            archive: MUCArchive(maxMessages: config.muc.archiveMaxMessages, retention: config.archive.retention))
     }
 
     public func install(_ hooks: Hooks) {
@@ -57,7 +55,7 @@ public struct MultiUserChat: ServerFeature {
         hooks.onAnyIQ(at: service, answer)
         hooks.onStart { server in
             self.rooms.occupantIDs.configure(secret: server.scramSecret)
-            self.archive.start(server)
+            self.archive.start(server, clock: self.clock)
         }
         hooks.onPresence([.service(service)]) { routed in
             self.presence(routed)

@@ -29,11 +29,6 @@ public struct MessageArchive: ServerFeature {
     /// Where the owner's requests go: the bare JID (or no `to`), and the
     /// server's domain.
     static let owner: [IQTarget] = [.account, .host]
-    /// How often expired messages are looked for (with `mam_retention`).
-    static let purgeInterval = Duration.seconds(3600)
-    /// The most messages one retention job deletes, so that a large purge
-    /// does not hold up other storage jobs; more jobs follow at once.
-    static let purgeBatch = 10_000
     /// How long after a failed load of the archive's state it is tried
     /// again; meanwhile nothing is archived.
     static let loadRetryInterval = Duration.seconds(30)
@@ -87,9 +82,10 @@ public struct MessageArchive: ServerFeature {
     private func start(_ server: ServerContext) {
         ids.configure(secret: server.scramSecret)
         loadState(server)
-        guard settings.retention != nil else { return }
-        purgeExpired(server)
-        schedulePurge(server)
+        guard let retention = settings.retention else { return }
+        ArchiveRetention(retention: retention, clock: clock, name: "archive") { stores, cutoff, limit in
+            try stores.archive.removeMessages(before: cutoff, limit: limit)
+        }.start(server)
     }
 
     /// Loads every user's preferences and the last sequence. Until it
@@ -101,36 +97,6 @@ public struct MessageArchive: ServerFeature {
         ) { stores in
             policy.replaceAll(try stores.archive.allPreferences())
             writer.resume(after: try stores.archive.lastSequence())
-        }
-    }
-
-    private func schedulePurge(_ server: ServerContext) {
-        _ = server.loop.scheduleTimer(after: Self.purgeInterval) {
-            purgeExpired(server)
-            schedulePurge(server)
-        }
-    }
-
-    /// Deletes the messages older than `mam_retention`, oldest first, in
-    /// jobs of `purgeBatch` (XEP-0313 §3.2).
-    func purgeExpired(_ server: ServerContext) {
-        guard let retention = settings.retention else { return }
-        let (seconds, attoseconds) = retention.components
-        let cutoff = clock.milliseconds - Int(seconds) * 1000 - Int(attoseconds / 1_000_000_000_000_000)
-        Self.purge(before: cutoff, storage: server.storage, log: server.log)
-    }
-
-    private static func purge(before cutoff: Int, storage: any StorageJobs, log: Logger) {
-        storage.submit({ stores in try stores.archive.removeMessages(before: cutoff, limit: purgeBatch) }) { result in
-            switch result {
-            case .success(let removed):
-                if removed > 0 {
-                    log.info("archive retention: deleted \(removed) \(removed == 1 ? "message" : "messages") stamped before \(DateTimeProfile.string(millisecondsSince1970: cutoff))")
-                }
-                if removed == purgeBatch { purge(before: cutoff, storage: storage, log: log) }
-            case .failure(let error):
-                log.error("archive retention failed: \(error)")
-            }
         }
     }
 }
