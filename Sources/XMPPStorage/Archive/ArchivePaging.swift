@@ -164,3 +164,15 @@ extension SQLFilter {
         }
     }
 }
+
+extension Database {
+    /// The lowest `id` in `table` stamped (its `timestamp`) at or after
+    /// `timestamp`, or `Int64.max`: where retention stops. Walking the ids
+    /// from the oldest reads only the rows about to go, plus one.
+    func firstArchiveID(in table: String, stampedFrom timestamp: Int) throws -> Int64 {
+        try withCachedStatement("SELECT id FROM \(table) WHERE timestamp >= ? ORDER BY id LIMIT 1") { statement in
+            try statement.bind(timestamp)
+            return try statement.step() ? statement.int64(at: 0) : Int64.max
+        }
+    }
+}

@@ -147,14 +147,8 @@ public final class SQLiteArchiveStore: ArchiveStore {
     }
 
     public func removeMessages(before timestamp: Int, limit: Int) throws -> Int {
-        // Messages in archive order are the stanzas in rowid order; walking
-        // it from the oldest reads only the messages about to go, plus one.
-        let firstKept = try database.withCachedStatement(
-            "SELECT id FROM archive_stanzas WHERE timestamp >= ? ORDER BY id LIMIT 1"
-        ) { statement in
-            try statement.bind(timestamp)
-            return try statement.step() ? statement.int64(at: 0) : Int64.max
-        }
+        // Messages in archive order are the stanzas in rowid order.
+        let firstKept = try database.firstArchiveID(in: "archive_stanzas", stampedFrom: timestamp)
         let (boundary, doomed) = try database.withCachedStatement(
             "SELECT id FROM archive_stanzas WHERE id < ? ORDER BY id LIMIT ?"
         ) { statement in

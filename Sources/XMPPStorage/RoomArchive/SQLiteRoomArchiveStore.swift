@@ -101,14 +101,7 @@ public final class SQLiteRoomArchiveStore: RoomArchiveStore {
     }
 
     public func removeMessages(before timestamp: Int, limit: Int) throws -> Int {
-        // Walking the rowids from the oldest reads only the items about to
-        // go, plus one.
-        let firstKept = try database.withCachedStatement(
-            "SELECT id FROM muc_archive WHERE timestamp >= ? ORDER BY id LIMIT 1"
-        ) { statement in
-            try statement.bind(timestamp)
-            return try statement.step() ? statement.int64(at: 0) : Int64.max
-        }
+        let firstKept = try database.firstArchiveID(in: "muc_archive", stampedFrom: timestamp)
         return try database.withCachedStatement(
             "DELETE FROM muc_archive WHERE id IN (SELECT id FROM muc_archive WHERE id < ? ORDER BY id LIMIT ?)"
         ) { statement in
