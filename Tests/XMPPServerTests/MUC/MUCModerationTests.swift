@@ -66,6 +66,11 @@ extension TestClient {
         #expect(romeo.receiveElements().isEmpty)
         #expect(romeo.moderate("aaaaaaaaaaaaa").first?.errorCondition == "item-not-found")
         #expect(romeo.moderate("not an id").first?.errorCondition == "item-not-found")
+        // A message of another room is not this room's to retract.
+        _ = romeo.join("tomb", as: "romeo")
+        romeo.send("<message to='tomb@\(conference)' type='groupchat'><body>elsewhere</body></message>")
+        let other = try #require(try romeo.receiveOne().child("stanza-id", namespace: NS.stanzaID)?[attribute: "id"])
+        #expect(romeo.moderate(other).first?.errorCondition == "item-not-found")
         // The older form is not supported.
         romeo.send(
             "<iq type='set' to='\(garden)' id='old'><apply-to xmlns='urn:xmpp:fasten:0' id='\(id)'>"

@@ -2,8 +2,8 @@ import Synchronization
 import XMPPCore
 
 /// XEP-0421 occupant ids: `<occupant-id xmlns='urn:xmpp:occupant-id:0'
-/// id/>` on every presence and groupchat message a room sends from an
-/// occupant, the same for one user in one room whatever its nickname or
+/// id/>` on every presence and message (groupchat or private) a room
+/// sends from an occupant, the same for one user in one room whatever its nickname or
 /// resource, and different in every other room.
 ///
 /// An id is an HMAC of the room's and the user's bare JIDs under a key

@@ -40,7 +40,7 @@ extension MUCRoom {
     /// A private message from the occupant `resource` joined as to the
     /// one called `nick`: each of its resources gets it `from` the
     /// sender's room address, marked with `<x xmlns='…muc#user'/>`
-    /// (§7.5).
+    /// (§7.5), with the sender's occupant id (XEP-0421).
     ///
     /// - Throws: `not-acceptable` when `resource` is not an occupant,
     ///   `item-not-found` when no one is called `nick`.
@@ -53,6 +53,7 @@ extension MUCRoom {
         }
         var element = cleaned(message)
         element[attribute: "from"] = address(of: sender.nick).description
+        element.append(occupantIDElement(of: sender))
         element.append(Element("x", namespace: NS.mucUser))
         return recipient.resources.map { MUCDelivery(to: $0, element: element.addressed(to: $0)) }
     }
