@@ -14,9 +14,12 @@ import XMPPStorage
 /// answers requests sent to it as the user's own, as ejabberd does: some
 /// clients (profanity) look for MAM in the server's disco#info only.
 ///
-/// One feature in four files: this one installs it and runs retention;
+/// One feature in four files: this one installs it and starts retention;
 /// `+Archiving` decides what is archived and batches the writes;
-/// `+Query` answers queries; `+Preferences` keeps the preferences.
+/// `+Query` answers queries; `+Preferences` keeps the preferences. The
+/// group chat rooms' archives (`MUCArchive`) share the query protocol
+/// (`ArchiveQueries`), the write queue (`ArchiveQueue`) and retention
+/// (`ArchiveRetention`).
 ///
 /// Durability: archive writes are grouped (see `ArchiveWriter`) and never
 /// hold up routing, so a crash can lose the archive copies of the messages
