@@ -33,6 +33,9 @@ import XMPPCore
         #expect(try store.item(5, ofRoom: Self.garden) == nil, "another room's")
         #expect(try store.lastSequence() == 8)
         #expect(try store.count(ofRoom: Self.garden) == 2)
+        let bounds = try store.bounds(ofRoom: Self.garden)
+        #expect(bounds?.oldest == items[0].item && bounds?.newest == items[2].item)
+        #expect(try store.bounds(ofRoom: "empty@conference.localhost") == nil)
     }
 
     @Test(arguments: StoresKind.allCases)

@@ -51,6 +51,13 @@ public final class InMemoryRoomArchiveStore: RoomArchiveStore {
         return true
     }
 
+    public func bounds(ofRoom room: String) -> (oldest: ArchiveItem, newest: ArchiveItem)? {
+        guard let archive = archives[Array(room.utf8)], let first = archive.first, let last = archive.last else {
+            return nil
+        }
+        return (first, last)
+    }
+
     public func count(ofRoom room: String) -> Int {
         archives[Array(room.utf8)]?.count ?? 0
     }

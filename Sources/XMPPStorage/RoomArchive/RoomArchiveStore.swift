@@ -38,6 +38,10 @@ public protocol RoomArchiveStore: AnyObject {
     @discardableResult
     func replaceStanza(of sequence: Int64, ofRoom room: String, with stanza: String) throws -> Bool
 
+    /// The oldest and newest items of `room`'s archive, or `nil` when it is
+    /// empty (XEP-0313 §5, archive metadata).
+    func bounds(ofRoom room: String) throws -> (oldest: ArchiveItem, newest: ArchiveItem)?
+
     /// The number of items in `room`'s archive.
     func count(ofRoom room: String) throws -> Int
 

@@ -85,6 +85,19 @@ public final class SQLiteRoomArchiveStore: RoomArchiveStore {
         }
     }
 
+    public func bounds(ofRoom room: String) throws -> (oldest: ArchiveItem, newest: ArchiveItem)? {
+        func edge(_ order: String) throws -> ArchiveItem? {
+            try database.withCachedStatement(
+                "SELECT \(Self.columns) FROM muc_archive AS i WHERE i.room = ? ORDER BY i.id \(order) LIMIT 1"
+            ) { statement in
+                try statement.bind(room)
+                return try statement.step() ? try Self.item(from: statement) : nil
+            }
+        }
+        guard let oldest = try edge("ASC"), let newest = try edge("DESC") else { return nil }
+        return (oldest, newest)
+    }
+
     public func count(ofRoom room: String) throws -> Int {
         try database.withCachedStatement("SELECT count(*) FROM muc_archive WHERE room = ?") { statement in
             try statement.bind(room)

@@ -70,6 +70,11 @@ extension TestClient {
         #expect(juliet.queryGarden([("with", "\(garden)/juliet")]).bodies == ["m2", "m4"])
         #expect(juliet.queryGarden([("with", garden)]).count == 5)
         #expect(juliet.queryGarden([("with", "elsewhere@\(conference)")]).bodies.isEmpty)
+        // The metadata: the first and the last.
+        juliet.send("<iq type='get' to='\(garden)' id='meta'><metadata xmlns='urn:xmpp:mam:2'/></iq>")
+        let metadata = try juliet.receiveOne().child("metadata", namespace: NS.mam)
+        #expect(metadata?.child("start", namespace: NS.mam)?[attribute: "id"] == first.first)
+        #expect(metadata?.child("end", namespace: NS.mam)?[attribute: "id"] == third.last)
         // An id of another archive is unknown here.
         #expect(juliet.queryGarden(set: "<after>aaaaaaaaaaaaa</after>").errorCondition == "item-not-found")
     }
@@ -91,6 +96,8 @@ extension TestClient {
         juliet.send("<presence to='\(garden)/juliet' type='unavailable'/>")
         _ = juliet.receiveElements()
         #expect(phone.queryGarden().errorCondition == "forbidden")
+        phone.send("<iq type='get' to='\(garden)' id='meta'><metadata xmlns='urn:xmpp:mam:2'/></iq>")
+        #expect(try phone.receiveOne().errorCondition == "forbidden")
         #expect(mercutio.queryArchive(to: "nowhere@\(conference)").errorCondition == "item-not-found")
     }
 
@@ -145,7 +152,7 @@ extension TestClient {
         let info = try romeo.receiveOne()
         let features = info.child("query", namespace: NS.discoInfo)?.elements.filter { $0.name == "feature" }
             .compactMap { $0[attribute: "var"] } ?? []
-        for feature in [NS.mam, NS.stanzaID, NS.occupantID, NS.messageModerate, NS.messageRetract, NS.muc] {
+        for feature in [NS.mam, "urn:xmpp:mam:2#extended", NS.stanzaID, NS.occupantID, NS.messageModerate, NS.messageRetract, NS.muc] {
             #expect(features.contains(feature), "\(feature) in \(info.xml)")
         }
         romeo.send("<iq type='get' to='\(garden)' id='form'><query xmlns='urn:xmpp:mam:2'/></iq>")

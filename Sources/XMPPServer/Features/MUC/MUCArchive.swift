@@ -43,7 +43,7 @@ final class MUCArchive: Sendable {
     static let loadRetryInterval = Duration.seconds(30)
 
     /// The features a room that archives adds to its disco#info.
-    static let features = [NS.mam, NS.stanzaID]
+    static let features = [NS.mam, MessageArchive.extendedFeature, NS.stanzaID]
 
     let ids = ArchiveIDs(purpose: "swiftlet room archive ids")
     /// The most messages one room's archive keeps (`muc_archive_max_messages`).
@@ -142,9 +142,7 @@ final class MUCArchive: Sendable {
     ///
     /// - Throws: `forbidden` for someone neither in the room nor its owner.
     func query(_ request: IQRequest, room: MUCRoom) throws -> IQAnswer {
-        guard let requester = request.session.jid, room.mayReadArchive(requester) else {
-            throw StanzaError(.forbidden, text: "only the room's occupants may read its archive")
-        }
+        let requester = try reader(request, of: room)
         let payload = request.iq.payload!
         let queries = ArchiveQueries(ids: ids)
         let query = try queries.query(from: payload)
@@ -155,6 +153,30 @@ final class MUCArchive: Sendable {
         }) { page in
             .result(queries.send(page, for: payload, from: address, to: requester, session: request.session))
         }
+    }
+
+    /// Answers a metadata request of `room`'s archive (XEP-0313 §5).
+    ///
+    /// - Throws: `forbidden` for someone neither in the room nor its owner.
+    func metadata(_ request: IQRequest, room: MUCRoom) throws -> IQAnswer {
+        _ = try reader(request, of: room)
+        let (queries, address) = (ArchiveQueries(ids: ids), room.jid.description)
+        return .afterStorage({ [self] stores in
+            try flush(stores)
+            return try stores.roomArchive.bounds(ofRoom: address)
+        }) { bounds in
+            .result(queries.metadata(bounds))
+        }
+    }
+
+    /// The sender of `request`, who may read `room`'s archive.
+    ///
+    /// - Throws: `forbidden` for someone neither in the room nor its owner.
+    private func reader(_ request: IQRequest, of room: MUCRoom) throws(StanzaError) -> JID {
+        guard let requester = request.session.jid, room.mayReadArchive(requester) else {
+            throw StanzaError(.forbidden, text: "only the room's occupants may read its archive")
+        }
+        return requester
     }
 }
 
@@ -197,6 +219,7 @@ extension MultiUserChat {
         switch (request.iq.type, payload.namespace, payload.name) {
         case (.set, NS.mam, "query"): return try archive.query(request, room: room)
         case (.get, NS.mam, "query"): return ArchiveQueries.formAnswer
+        case (.get, NS.mam, "metadata"): return try archive.metadata(request, room: room)
         case (.set, NS.messageModerate, "moderate"): return try moderate(request, room: room)
         default: return nil
         }

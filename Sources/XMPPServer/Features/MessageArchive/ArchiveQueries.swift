@@ -64,6 +64,23 @@ struct ArchiveQueries: Sendable {
         return fin
     }
 
+    /// `<metadata/>` (XEP-0313 §5) of an archive whose oldest and newest
+    /// items are `bounds`, or nothing for an empty archive.
+    func metadata(_ bounds: (oldest: ArchiveItem, newest: ArchiveItem)?) -> Element {
+        var metadata = Element("metadata", namespace: NS.mam)
+        if let (oldest, newest) = bounds {
+            for (name, item) in [("start", oldest), ("end", newest)] {
+                metadata.append(Element(
+                    name, namespace: NS.mam,
+                    attributes: [
+                        "id": ids.id(for: item.sequence),
+                        "timestamp": DateTimeProfile.string(millisecondsSince1970: item.timestamp),
+                    ]))
+            }
+        }
+        return metadata
+    }
+
     /// `<message from=archive to=requester><result queryid id><forwarded>
     /// <delay/>stanza…` (XEP-0313 §4.2).
     private func result(_ item: ArchiveItem, queryID: String?, from archive: JID, to requester: JID) -> Element? {

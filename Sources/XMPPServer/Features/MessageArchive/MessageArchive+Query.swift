@@ -33,18 +33,7 @@ extension MessageArchive {
             try writer.flush(stores, log: log)
             return try stores.archive.bounds(for: username)
         }) { bounds in
-            var metadata = Element("metadata", namespace: NS.mam)
-            if let (oldest, newest) = bounds {
-                for (name, item) in [("start", oldest), ("end", newest)] {
-                    metadata.append(Element(
-                        name, namespace: NS.mam,
-                        attributes: [
-                            "id": ids.id(for: item.sequence),
-                            "timestamp": DateTimeProfile.string(millisecondsSince1970: item.timestamp),
-                        ]))
-                }
-            }
-            return .result(metadata)
+            .result(ArchiveQueries(ids: ids).metadata(bounds))
         }
     }
 }
