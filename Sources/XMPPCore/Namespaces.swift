@@ -150,6 +150,12 @@ public enum NS {
     /// XEP-0398: User Avatar to vCard-Based Avatars Conversion, the
     /// account feature.
     public static let pepVCardConversion = "urn:xmpp:pep-vcard-conversion:0"
+    /// XEP-0421: Anonymous unique occupant identifiers for MUCs.
+    public static let occupantID = "urn:xmpp:occupant-id:0"
+    /// XEP-0424: Message Retraction, version 1.
+    public static let messageRetract = "urn:xmpp:message-retract:1"
+    /// XEP-0425: Moderated Message Retraction, version 1.
+    public static let messageModerate = "urn:xmpp:message-moderate:1"
     /// XEP-0402: PEP Native Bookmarks, the node and payload namespace.
     public static let bookmarks = "urn:xmpp:bookmarks:1"
 }

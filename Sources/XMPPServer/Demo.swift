@@ -86,12 +86,13 @@ public enum Demo {
         configuration.persistent = true
         configuration.membersOnly = true
         configuration.occupantsMayInvite = true
-        let jid = try JID(localpart: room, domainpart: config.mucService)
-        var lobby = MUCRoom(jid: jid, creator: try JID("alice@\(domain)"), configuration: configuration)
+        let owner = try JID("alice@\(domain)")
+        var affiliations = [owner: MUCAffiliationRecord(affiliation: .owner)]
         for (user, _) in users where user != "alice" {
-            lobby.affiliations[try JID("\(user)@\(domain)")] = MUCAffiliationRecord(affiliation: .member)
+            affiliations[try JID("\(user)@\(domain)")] = MUCAffiliationRecord(affiliation: .member)
         }
-        guard let data = MUCRoomRecord(lobby).encoded else { throw MUCRoomRecord.EncodingFailed() }
+        let record = MUCRoomRecord(creator: owner, configuration: configuration, affiliations: affiliations, subject: nil)
+        guard let data = record.encoded else { throw MUCRoomRecord.EncodingFailed() }
         try stores.mucRooms.save(StoredMUCRoom(name: room, data: data))
     }
 

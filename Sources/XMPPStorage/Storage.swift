@@ -357,6 +357,22 @@ public enum Storage {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.register("0016-muc-archive") { database in
+            // XEP-0313 archives of group chat rooms: see
+            // SQLiteRoomArchiveStore. The rowid is the caller's sequence;
+            // AUTOINCREMENT keeps the highest one after deletions.
+            try database.execute(
+                """
+                CREATE TABLE muc_archive (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    room TEXT NOT NULL,
+                    timestamp INTEGER NOT NULL,
+                    nick TEXT NOT NULL,
+                    stanza TEXT NOT NULL
+                );
+                CREATE INDEX muc_archive_by_room ON muc_archive (room);
+                """)
+        }
         return migrator
     }
 }

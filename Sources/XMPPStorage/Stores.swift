@@ -21,6 +21,8 @@ public final class Stores {
     public let lastActivity: any LastActivityStore
     /// The users' message archives and archiving preferences (XEP-0313).
     public let archive: any ArchiveStore
+    /// The group chat rooms' message archives (XEP-0313 §6).
+    public let roomArchive: any RoomArchiveStore
     /// The users' file uploads (XEP-0363).
     public let uploads: any UploadStore
     /// The users' personal eventing nodes and items (XEP-0163).
@@ -43,6 +45,7 @@ public final class Stores {
         self.blocklists = SQLiteBlocklistStore(database: database)
         self.lastActivity = SQLiteLastActivityStore(database: database)
         self.archive = SQLiteArchiveStore(database: database)
+        self.roomArchive = SQLiteRoomArchiveStore(database: database)
         self.uploads = SQLiteUploadStore(database: database)
         self.pep = SQLitePEPStore(database: database)
         self.privateXML = SQLitePrivateXMLStore(database: database)
@@ -76,6 +79,7 @@ public final class Stores {
         self.blocklists = blocklists
         self.lastActivity = lastActivity
         self.archive = archive
+        self.roomArchive = InMemoryRoomArchiveStore()
         self.uploads = uploads
         self.pep = pep
         self.privateXML = privateXML

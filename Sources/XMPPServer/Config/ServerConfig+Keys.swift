@@ -126,6 +126,7 @@ extension ServerConfig {
         .single("muc_max_stanza_size", \.muc.maxStanzaSize, .size),
         .single("muc_max_affiliations", \.muc.maxAffiliations, .integer),
         .list("muc_room_creators", \.muc.roomCreators, .string),
+        .single("muc_archive_max_messages", \.muc.archiveMaxMessages, .integer),
         .list("contact_abuse", \.contact.abuse, .uri),
         .list("contact_admin", \.contact.admin, .uri),
         .list("contact_feedback", \.contact.feedback, .uri),

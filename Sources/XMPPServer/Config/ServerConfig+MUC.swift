@@ -34,5 +34,6 @@ extension ServerConfig {
                 throw ConfigError(key: "muc_room_creators", "'\(creator)' is not a bare JID such as alice@\(domain)")
             }
         }
+        try require(muc.archiveMaxMessages, in: 1...10_000_000, key: "muc_archive_max_messages", formatNumber)
     }
 }

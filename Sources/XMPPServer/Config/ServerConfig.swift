@@ -402,6 +402,10 @@ public struct ServerConfig: Sendable, Equatable {
         /// the server may. Others get `not-allowed` when they join a room
         /// that does not exist. Key `muc_room_creators`, default empty.
         public var roomCreators: [String] = []
+        /// Most messages one room's archive keeps (XEP-0313 §6); past it
+        /// the oldest go. Key `muc_archive_max_messages`, default 10000,
+        /// from 1 to 10000000.
+        public var archiveMaxMessages = 10_000
     }
 
     /// How much the server tells about its software (XEP-0092).
@@ -427,8 +431,9 @@ public struct ServerConfig: Sendable, Equatable {
         /// always, never, or roster (messages with roster contacts only).
         /// Key `mam_default`, default `always`.
         public var defaultRule = ArchivePreferences.Default.always
-        /// How long archived messages are kept, or `nil` for ever; older
-        /// ones are deleted at start and every hour. Key `mam_retention`,
+        /// How long archived messages are kept, in the users' archives and
+        /// the rooms' (XEP-0313 §6), or `nil` for ever; older ones are
+        /// deleted at start and every hour. Key `mam_retention`,
         /// default 365d (anyone can add to a user's archive by writing to
         /// them, so it must not grow for ever unless asked to), at least 1h.
         public var retention: Duration? = .seconds(365 * 86_400)

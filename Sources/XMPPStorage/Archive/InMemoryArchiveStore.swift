@@ -53,40 +53,9 @@ public final class InMemoryArchiveStore: ArchiveStore, AccountScopedStore {
 
     public func query(_ query: ArchiveQuery, for username: String) throws -> ArchivePage {
         let key = Array(username.utf8)
-        func check(_ sequence: Int64) throws -> Int64 {
-            guard messages[key]?[sequence] != nil else { throw ArchiveItemNotFound(sequence: sequence) }
-            return sequence
+        return try ArchivePage.select(query, from: archives[key] ?? []) { sequence in
+            messages[key]?[sequence] != nil
         }
-        let after = try query.after.map(check)
-        let before = try query.before.map(check)
-        let wanted = try query.items.map { Set(try $0.map(check)) }
-        let matching = (archives[key] ?? []).filter { item in
-            if let with = query.with, !item.peer.matches(with) { return false }
-            if let start = query.start, item.timestamp < start { return false }
-            if let end = query.end, item.timestamp > end { return false }
-            if let after, item.sequence <= after { return false }
-            if let before, item.sequence >= before { return false }
-            if let wanted, !wanted.contains(item.sequence) { return false }
-            return true
-        }
-        // The candidates in the order the page is filled: from the start
-        // going forward, or from the end going back.
-        let candidates: [ArchiveItem]
-        switch query.position {
-        case .first: candidates = matching
-        case .after(let item):
-            let bound = try check(item)
-            candidates = matching.filter { $0.sequence > bound }
-        case .last: candidates = matching.reversed()
-        case .before(let item):
-            let bound = try check(item)
-            candidates = matching.filter { $0.sequence < bound }.reversed()
-        }
-        var page = ArchivePageBuilder(query)
-        for item in candidates {
-            guard page.add(item) else { break }
-        }
-        return page.finish(count: matching.count, exhausted: page.items.count == candidates.count)
     }
 
     public func bounds(for username: String) -> (oldest: ArchiveItem, newest: ArchiveItem)? {
@@ -137,31 +106,5 @@ public final class InMemoryArchiveStore: ArchiveStore, AccountScopedStore {
         let key = Array(username.utf8)
         (archives[key], messages[key]) = (nil, nil)
         storedPreferences[key] = nil
-    }
-}
-
-/// Fills one page the way both stores do: at most `max` items, and no more
-/// once their stanzas reach `byteLimit` (though always one, however large).
-struct ArchivePageBuilder {
-    private let query: ArchiveQuery
-    private(set) var items: [ArchiveItem] = []
-    private var bytes = 0
-
-    init(_ query: ArchiveQuery) {
-        self.query = query
-    }
-
-    /// Takes the next candidate in filling order; false when the page is full.
-    mutating func add(_ item: ArchiveItem) -> Bool {
-        let size = item.stanza.utf8.count
-        guard items.count < query.max, items.isEmpty || bytes + size <= query.byteLimit else { return false }
-        items.append(item)
-        bytes += size
-        return true
-    }
-
-    /// The page, oldest first; `exhausted` says whether every candidate was taken.
-    func finish(count: Int, exhausted: Bool) -> ArchivePage {
-        ArchivePage(items: query.position.isBackward ? items.reversed() : items, count: count, complete: exhausted)
     }
 }

@@ -114,41 +114,9 @@ public final class SQLiteArchiveStore: ArchiveStore {
             filter.add("i.peer = ?", with.bare)
             if let resource = with.resource { filter.add("i.peer_resource = ?", resource) }
         }
-        if let start = query.start { filter.add("i.timestamp >= ?", start) }
-        if let end = query.end { filter.add("i.timestamp <= ?", end) }
-        if let item = query.after { filter.add("i.id > ?", try check(item, accountID: accountID)) }
-        if let item = query.before { filter.add("i.id < ?", try check(item, accountID: accountID)) }
-        if let items = query.items {
-            let checked = try items.map { try check($0, accountID: accountID) }
-            filter.add("i.id IN (SELECT value FROM json_each(?))", "[" + checked.map(String.init).joined(separator: ",") + "]")
-        }
-        let count = try filter.select("count(*)", from: "archive_items AS i", suffix: "", in: database) { statement in
-            _ = try statement.step()
-            return statement.int(at: 0)
-        }
-        var page = filter
-        switch query.position {
-        case .first, .last: break
-        case .after(let item): page.add("i.id > ?", try check(item, accountID: accountID))
-        case .before(let item): page.add("i.id < ?", try check(item, accountID: accountID))
-        }
-        // One row more than the page holds tells whether it is complete.
-        let order = query.position.isBackward ? "DESC" : "ASC"
-        let limit = query.max == Int.max ? Int.max : query.max + 1
-        page.values.append(limit)
-        return try page.select(
-            Self.itemColumns, from: Self.itemsWithStanzas, suffix: " ORDER BY i.id \(order) LIMIT ?", in: database
-        ) { statement in
-            var builder = ArchivePageBuilder(query)
-            var exhausted = true
-            while try statement.step() {
-                guard builder.add(try Self.item(from: statement)) else {
-                    exhausted = false
-                    break
-                }
-            }
-            return builder.finish(count: count, exhausted: exhausted)
-        }
+        return try filter.page(
+            query, counting: "archive_items AS i", reading: Self.itemColumns, from: Self.itemsWithStanzas, in: database,
+            contains: { try self.contains($0, accountID: accountID) }, item: Self.item(from:))
     }
 
     public func bounds(for username: String) throws -> (oldest: ArchiveItem, newest: ArchiveItem)? {
@@ -179,14 +147,8 @@ public final class SQLiteArchiveStore: ArchiveStore {
     }
 
     public func removeMessages(before timestamp: Int, limit: Int) throws -> Int {
-        // Messages in archive order are the stanzas in rowid order; walking
-        // it from the oldest reads only the messages about to go, plus one.
-        let firstKept = try database.withCachedStatement(
-            "SELECT id FROM archive_stanzas WHERE timestamp >= ? ORDER BY id LIMIT 1"
-        ) { statement in
-            try statement.bind(timestamp)
-            return try statement.step() ? statement.int64(at: 0) : Int64.max
-        }
+        // Messages in archive order are the stanzas in rowid order.
+        let firstKept = try database.firstArchiveID(in: "archive_stanzas", stampedFrom: timestamp)
         let (boundary, doomed) = try database.withCachedStatement(
             "SELECT id FROM archive_stanzas WHERE id < ? ORDER BY id LIMIT ?"
         ) { statement in
@@ -263,15 +225,12 @@ public final class SQLiteArchiveStore: ArchiveStore {
 
     // MARK: - Rows
 
-    /// `item`, once checked to be in the account's archive.
-    ///
-    /// - Throws: `ArchiveItemNotFound` when it is not.
-    private func check(_ item: Int64, accountID: Int64) throws -> Int64 {
+    /// Whether `item` is in the account's archive.
+    private func contains(_ item: Int64, accountID: Int64) throws -> Bool {
         try database.withCachedStatement("SELECT 1 FROM archive_items WHERE account_id = ? AND id = ?") {
             statement in
             try statement.bind(accountID, item)
-            guard try statement.step() else { throw ArchiveItemNotFound(sequence: item) }
-            return item
+            return try statement.step()
         }
     }
 
@@ -310,37 +269,5 @@ public final class SQLiteArchiveStore: ArchiveStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .withoutEscapingSlashes
         return String(decoding: try encoder.encode(jids), as: UTF8.self)
-    }
-}
-
-/// A `WHERE` clause over `archive_items AS i` built from optional filters,
-/// with its values in parameter order. The SQL varies with the filters, so
-/// its statements are prepared per query rather than cached.
-private struct SQLFilter {
-    var clauses: [String]
-    var values: [(any DatabaseValueConvertible)?]
-
-    init(_ clause: String, _ value: any DatabaseValueConvertible) {
-        clauses = [clause]
-        values = [value]
-    }
-
-    mutating func add(_ clause: String, _ value: any DatabaseValueConvertible) {
-        clauses.append(clause)
-        values.append(value)
-    }
-
-    /// Runs `SELECT columns FROM tables WHERE … suffix` and hands the
-    /// statement to `body`.
-    func select<Result>(
-        _ columns: String, from tables: String, suffix: String, in database: Database,
-        _ body: (Statement) throws -> Result
-    ) throws -> Result {
-        let statement = try database.prepare(
-            "SELECT \(columns) FROM \(tables) WHERE \(clauses.joined(separator: " AND "))\(suffix)")
-        for (offset, value) in values.enumerated() {
-            try statement.bind(value, at: offset + 1)
-        }
-        return try body(statement)
     }
 }

@@ -51,7 +51,7 @@ import XMPPStorage
         try storesWithAccounts(storage)
         let writer = ArchiveWriter()
         writer.resume(after: 41)
-        let first = ArchiveWriter.restartGap + 42
+        let first = ArchiveQueue<ArchiveWriter.Job>.restartGap + 42
         for number in 1...3 {
             let (firstSequence, waiting) = try #require(
                 writer.append(try job("m\(number)", to: "juliet"), storage: storage, log: log))
@@ -77,7 +77,7 @@ import XMPPStorage
         #expect(writer.append(try job("early", to: "juliet"), storage: storage, log: log) == nil)
         #expect(storage.jobs.isEmpty)
         writer.resume(after: 0)
-        #expect(writer.append(try job("late", to: "juliet"), storage: storage, log: log)?.firstSequence == ArchiveWriter.restartGap + 1)
+        #expect(writer.append(try job("late", to: "juliet"), storage: storage, log: log)?.firstSequence == ArchiveQueue<ArchiveWriter.Job>.restartGap + 1)
         storage.runAll()
         #expect(try storage.stores.archive.count(for: "juliet") == 1)
     }

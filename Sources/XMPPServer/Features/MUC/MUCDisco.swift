@@ -44,7 +44,8 @@ extension MultiUserChat {
             DiscoAnswer.identity(
                 category: "conference", type: "text",
                 name: configuration.name.isEmpty ? room.jid.localpart : configuration.name))
-        query = DiscoAnswer.adding([NS.discoInfo, NS.muc, NS.register] + configuration.discoFeatures, to: query)
+        query = DiscoAnswer.adding(
+            [NS.discoInfo, NS.muc, NS.register] + configuration.discoFeatures + room.archiveFeatures, to: query)
         query.append(Self.roomInfo(room).element)
         return query
     }

@@ -79,6 +79,19 @@ struct MUCHistory: Sendable {
         }
     }
 
+    /// Replaces the message whose `<stanza-id by/>` has `id` by what
+    /// `change` makes of it, as a moderator's retraction does (XEP-0425).
+    mutating func update(stanzaID id: String, by room: JID, _ change: (Element) -> Element) {
+        let by = room.description
+        guard let index = entries.firstIndex(where: { entry in
+            entry.message.elements.contains {
+                $0.name == "stanza-id" && $0.namespace == NS.stanzaID && $0[attribute: "id"] == id
+                    && $0[attribute: "by"] == by
+            }
+        }) else { return }
+        entries[index].message = change(entries[index].message)
+    }
+
     /// The messages `request` asks for, oldest first: the newest ones
     /// that fit all its limits together.
     func messages(for request: Request) -> [Element] {

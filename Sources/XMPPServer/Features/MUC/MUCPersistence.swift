@@ -49,10 +49,12 @@ final class MUCPersistence: Sendable {
 
     /// The stored rooms of `service`, as rooms again; a room that cannot
     /// be read is logged and skipped.
-    static func restore(_ stored: [StoredMUCRoom], service: String, log: Logger) -> [MUCRoom] {
+    static func restore(_ stored: [StoredMUCRoom], service: String, occupantIDs: MUCOccupantIDs, log: Logger)
+        -> [MUCRoom]
+    {
         stored.compactMap { stored in
             guard let jid = try? JID(localpart: stored.name, domainpart: service),
-                let room = MUCRoomRecord(decoding: stored.data)?.room(at: jid)
+                let room = MUCRoomRecord(decoding: stored.data)?.room(at: jid, occupantIDs: occupantIDs)
             else {
                 log.error("cannot read the stored room \(stored.name)@\(service); it is left out")
                 return nil
@@ -74,10 +76,20 @@ struct MUCRoomRecord: Codable, Sendable {
 
     /// The parts of `room` storage keeps, taken without copying them.
     init(_ room: MUCRoom) {
-        creator = room.creator
-        configuration = room.configuration
-        affiliations = room.affiliations
-        subject = room.subject
+        self.init(
+            creator: room.creator, configuration: room.configuration, affiliations: room.affiliations,
+            subject: room.subject)
+    }
+
+    /// A record of a room with these parts.
+    init(
+        creator: JID, configuration: MUCRoomConfiguration, affiliations: [JID: MUCAffiliationRecord],
+        subject: Element?
+    ) {
+        self.creator = creator
+        self.configuration = configuration
+        self.affiliations = affiliations
+        self.subject = subject
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -115,9 +127,10 @@ struct MUCRoomRecord: Codable, Sendable {
         (try? JSONEncoder().encode(self)).flatMap { String(data: $0, encoding: .utf8) }
     }
 
-    /// The room at `jid` this record keeps, empty and unlocked.
-    func room(at jid: JID) -> MUCRoom {
-        var room = MUCRoom(jid: jid, creator: creator, configuration: configuration)
+    /// The room at `jid` this record keeps, empty and unlocked, its
+    /// occupants given ids by `occupantIDs`.
+    func room(at jid: JID, occupantIDs: MUCOccupantIDs) -> MUCRoom {
+        var room = MUCRoom(jid: jid, creator: creator, configuration: configuration, occupantIDs: occupantIDs)
         room.affiliations = affiliations
         room.subject = subject
         return room

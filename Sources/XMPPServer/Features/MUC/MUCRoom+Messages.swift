@@ -8,14 +8,16 @@ extension MUCRoom {
     /// a `<subject/>` and neither `<body/>` nor `<thread/>` changes the
     /// subject (§8.1: moderators may, and participants when the room lets
     /// them); any other with a `<body/>` or a `<subject/>` goes into the
-    /// history (chat states do not).
+    /// history (chat states do not), and one with a body into `archive`
+    /// too, its stanza id on every copy. Each copy carries the sender's
+    /// occupant id (XEP-0421).
     ///
     /// - Throws: `not-acceptable` when `resource` is not an occupant
     ///   (§7.4: only occupants may send to the room), `forbidden` for a
     ///   visitor (§7.4) or a subject change the occupant may not make.
-    mutating func groupchat(_ message: Element, from resource: JID, received: Int) throws(StanzaError)
-        -> [MUCDelivery]
-    {
+    mutating func groupchat(
+        _ message: Element, from resource: JID, received: Int, archive: MUCArchive
+    ) throws(StanzaError) -> [MUCDelivery] {
         guard let occupant = occupant(joinedFrom: resource) else {
             throw StanzaError(.notAcceptable, type: .cancel, text: "only occupants may send messages to the room")
         }
@@ -25,6 +27,7 @@ extension MUCRoom {
         var element = cleaned(message)
         element.attributes.removeAll { $0.name == "to" }
         element[attribute: "from"] = address(of: occupant.nick).description
+        element.append(occupantIDElement(of: occupant))
         let hasSubject = message.child("subject", namespace: NS.client) != nil
         if hasSubject, message.child("body", namespace: NS.client) == nil,
             message.child("thread", namespace: NS.client) == nil
@@ -35,6 +38,7 @@ extension MUCRoom {
             subject = element
             revision += 1
         } else if hasSubject || message.child("body", namespace: NS.client) != nil {
+            element = archived(element, nick: occupant.nick, received: received, archive: archive)
             var stored = element
             stored.append(.delay(from: jid.description, at: received))
             history.append(stored, received: received)
@@ -45,7 +49,7 @@ extension MUCRoom {
     /// A private message from the occupant `resource` joined as to the
     /// one called `nick`: each of its resources gets it `from` the
     /// sender's room address, marked with `<x xmlns='…muc#user'/>`
-    /// (§7.5).
+    /// (§7.5), with the sender's occupant id (XEP-0421).
     ///
     /// - Throws: `not-acceptable` when `resource` is not an occupant,
     ///   `forbidden` when the room does not let it send private messages
@@ -70,16 +74,17 @@ extension MUCRoom {
         }
         var element = cleaned(message)
         element[attribute: "from"] = address(of: sender.nick).description
+        element.append(occupantIDElement(of: sender))
         element.append(Element("x", namespace: NS.mucUser))
         return recipient.resources.map { MUCDelivery(to: $0, element: element) }
     }
 
     /// `message` without what only the room may say: `muc#user` elements
-    /// (status codes, real JIDs, invitations) and delays or stanza ids
-    /// claiming the room or the service, which would backdate or mark a
-    /// message as the room's own.
+    /// (status codes, real JIDs, invitations), occupant ids, and delays or
+    /// stanza ids claiming the room or the service, which would backdate or
+    /// mark a message as the room's own.
     private func cleaned(_ message: Element) -> Element {
-        var element = message
+        var element = message.withoutOccupantIDs
         let service = jid.domainpart
         element.removeChildren(named: "x", namespace: NS.mucUser) { _ in true }
         // A delay without `from` is the client's own; one naming the service

@@ -53,6 +53,7 @@ extension MUCRoom {
         element.attributes.removeAll { $0.name == "to" || $0.name == "id" }
         element[attribute: "from"] = address(of: occupant.nick).description
         if unavailable != nil { element[attribute: "type"] = "unavailable" }
+        element.append(occupantIDElement(of: occupant))
         var item = Element(
             "item", namespace: NS.mucUser,
             attributes: [
@@ -184,6 +185,6 @@ extension Element {
         element.attributes.removeAll { $0.name == "to" || $0.name == "id" || $0.name == "from" }
         element.removeChildren("x", namespace: NS.muc)
         element.removeChildren("x", namespace: NS.mucUser)
-        return element
+        return element.withoutOccupantIDs
     }
 }

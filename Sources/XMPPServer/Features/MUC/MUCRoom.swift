@@ -48,15 +48,22 @@ struct MUCRoom: Sendable {
     var revision = 0
     /// Set once an owner destroyed the room (§10.9).
     var isDestroyed = false
+    /// Where its occupant ids come from (XEP-0421).
+    let occupantIDs: MUCOccupantIDs
 
     /// An empty room at `jid` with `configuration`, owned by `creator`.
-    init(jid: JID, creator: JID, configuration: MUCRoomConfiguration) {
+    init(jid: JID, creator: JID, configuration: MUCRoomConfiguration, occupantIDs: MUCOccupantIDs) {
         self.jid = jid
         self.creator = creator
         self.configuration = configuration
         self.history = MUCHistory(capacity: configuration.historyLength)
+        self.occupantIDs = occupantIDs
         affiliations[creator] = MUCAffiliationRecord(affiliation: .owner)
     }
+
+    /// Whether the room archives its messages (XEP-0313 §6,
+    /// `muc#roomconfig_enablearchiving`).
+    var archives: Bool { configuration.archived }
 
     /// Whether no one is in the room any more.
     var isEmpty: Bool { occupants.isEmpty }

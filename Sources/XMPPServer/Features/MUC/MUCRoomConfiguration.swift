@@ -87,9 +87,12 @@ extension MUCRoomConfiguration {
                 .boolean("muc#roomconfig_passwordprotectedroom", label: "Entering takes a password", !password.isEmpty),
                 Field("muc#roomconfig_roomsecret", type: "text-private", label: "Password", values: [password]),
                 .boolean("muc#roomconfig_moderatedroom", label: "Only participants may speak", moderated),
-                Field(
-                    "muc#roomconfig_maxusers", type: "text-single",
-                    label: "Most occupants at once (at most \(maxUsersLimit))", values: [String(maxUsers)]),
+                // A list (XEP-0045 §15.5.3): the usual sizes up to the
+                // service's limit, and the room's own; any number is taken.
+                .listSingle(
+                    "muc#roomconfig_maxusers", label: "Most occupants at once", String(maxUsers),
+                    options: Set([10, 20, 30, 50, 100, maxUsersLimit, maxUsers].filter { $0 <= maxUsersLimit })
+                        .sorted().map { (String($0), String($0)) }),
                 .listSingle(
                     "muc#roomconfig_whois", label: "Who sees occupants' real addresses", whois.rawValue,
                     options: [("moderators", "Moderators"), ("anyone", "Anyone")]),

@@ -31,12 +31,17 @@ final class MUCRooms: Sendable {
     let service: String
     let limits: Limits
     let persistence: MUCPersistence
+    /// The rooms' occupant ids, keyed at start.
+    let occupantIDs = MUCOccupantIDs()
+    /// Where the rooms archive their messages.
+    let archive: MUCArchive
     private let state = Mutex(State())
 
     /// No rooms yet at `service`.
-    init(service: String, limits: Limits, persistence: MUCPersistence = MUCPersistence()) {
+    init(service: String, limits: Limits, archive: MUCArchive, persistence: MUCPersistence = MUCPersistence()) {
         self.service = service
         self.limits = limits
+        self.archive = archive
         self.persistence = persistence
     }
 
@@ -56,7 +61,7 @@ final class MUCRooms: Sendable {
         -> [MUCDelivery]
     {
         let limits = limits
-        let service = service
+        let (service, occupantIDs, archive) = (service, occupantIDs, archive)
         return try state.withLock { state throws(StanzaError) in
             // Taken out of the table while it changes, so that changing it
             // copies nothing (occupants, history).
@@ -81,7 +86,8 @@ final class MUCRooms: Sendable {
                 room = MUCRoom(
                     jid: jid, creator: resource.bare,
                     configuration: MUCRoomConfiguration(
-                        maxUsers: limits.maxOccupants, historyLength: limits.historyLength))
+                        maxUsers: limits.maxOccupants, historyLength: limits.historyLength),
+                    occupantIDs: occupantIDs)
                 room.isLocked = true
             }
             let before = room.snapshot
@@ -96,6 +102,8 @@ final class MUCRooms: Sendable {
             }
             if creating { state.created[resource.bare, default: 0] += 1 }
             state.roomsOf[resource, default: []].insert(name)
+            // A new room does not inherit the archive of an earlier one of its name.
+            if creating { archive.startAfresh(room.jid) }
             store(room, named: name, before: before, in: &state)
             return out
         }
@@ -151,6 +159,12 @@ final class MUCRooms: Sendable {
     /// The nickname `resource` joined the room `name` as, or nil.
     func nick(of resource: JID, in name: String) -> String? {
         state.withLock { $0.rooms[name]?.nicks[resource] }
+    }
+
+    /// A copy of the room `name`, or nil: a value, read without the lock
+    /// (its parts are shared until the room changes).
+    func room(_ name: String) -> MUCRoom? {
+        state.withLock { $0.rooms[name] }
     }
 
     /// `read`'s answer about the room `name`, read under the lock, or nil

@@ -15,6 +15,7 @@ import XMPPCore
 /// | `muc#owner` get or set                          | configuration form, submit, cancel, destroy (§10) |
 /// | `muc#admin` get or set                          | lists, roles and affiliations (§8, §9)      |
 /// | `jabber:iq:register` to a room                  | registration of a member's nickname (§7.10) |
+/// | archive query or moderation to a room           | XEP-0313 §6 (`MUCArchive`), XEP-0425 (`MUCModeration`) |
 /// | disco#info and disco#items of service and rooms | §6, and the `x-roomuser-item` node (§7.10.1) |
 /// | IQs to occupants                                | `not-acceptable` for strangers; self-ping (XEP-0410); a vCard get answered with the user's vCard; others `feature-not-implemented` |
 ///
@@ -29,7 +30,7 @@ public struct MultiUserChat: ServerFeature {
     private let maxRoomNameLength: Int
     private let maxNickLength: Int
     private let maxStanzaSize: Int
-    private let clock: WallClock
+    let clock: WallClock
     let rooms: MUCRooms
 
     /// The feature as `config` sets it up; history is stamped with `clock`.
@@ -45,7 +46,8 @@ public struct MultiUserChat: ServerFeature {
             limits: MUCRooms.Limits(
                 historyLength: config.muc.historyLength, maxOccupants: config.muc.maxOccupants,
                 maxRoomsPerUser: config.muc.maxRoomsPerUser, maxAffiliations: config.muc.maxAffiliations,
-                creators: Set(config.muc.roomCreators.compactMap { try? JID($0).bare })))
+                creators: Set(config.muc.roomCreators.compactMap { try? JID($0).bare })),
+            archive: MUCArchive(maxMessages: config.muc.archiveMaxMessages, retention: config.archive.retention))
     }
 
     public func install(_ hooks: Hooks) {
@@ -81,13 +83,18 @@ public struct MultiUserChat: ServerFeature {
         }
     }
 
-    /// Brings back the persistent rooms, in a storage job that (submitted
-    /// at start) runs before any session's, then writes changes.
+    /// Keys the occupant ids, starts the room archives, and brings back
+    /// the persistent rooms, in a storage job that (submitted at start)
+    /// runs before any session's, then writes changes.
     private func start(_ server: ServerContext) {
         let (rooms, service, log) = (rooms, service, server.log)
+        rooms.occupantIDs.configure(secret: server.scramSecret)
+        archive.start(server, clock: clock)
         rooms.persistence.attach(to: server)
         server.storage.run(on: server.loop, { stores in
-            rooms.restore(MUCPersistence.restore(try stores.mucRooms.rooms(), service: service, log: log))
+            rooms.restore(
+                MUCPersistence.restore(
+                    try stores.mucRooms.rooms(), service: service, occupantIDs: rooms.occupantIDs, log: log))
         }) { result in
             if case .failure(let error) = result { log.error("cannot load the persistent rooms: \(error)") }
         }
@@ -122,6 +129,9 @@ public struct MultiUserChat: ServerFeature {
             throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service")
         }
         guard let sender = request.session.jid else { throw StanzaError(.notAuthorized) }
+        if target.resourcepart == nil, let room = rooms.room(name), let answer = try archiveAnswer(request, room: room) {
+            return answer
+        }
         let payload = request.iq.payload!
         if let nick = target.resourcepart { return try occupantQuery(request, room: name, nick: nick, sender: sender) }
         let limit = rooms.limits.maxAffiliations
@@ -315,6 +325,7 @@ public struct MultiUserChat: ServerFeature {
                         presence: element, password: x?.child("password", namespace: NS.muc)?.text,
                         history: MUCHistory.Request(x?.child("history", namespace: NS.muc), now: clock.milliseconds))
                     out = try rooms.join(name, sender, nick: nick, request)
+                    archive.flushSoon(after: session)
                 } else if joined == nick {
                     out = try rooms.change(name) { $0.update(sender, presence: element) }
                 } else {
@@ -406,8 +417,9 @@ public struct MultiUserChat: ServerFeature {
             } else if type == .groupchat {
                 let now = clock.milliseconds
                 out = try rooms.change(name) { room throws(StanzaError) in
-                    try room.groupchat(element, from: sender, received: now)
+                    try room.groupchat(element, from: sender, received: now, archive: archive)
                 }
+                archive.flushSoon(after: routed.session)
             } else if let invitations = x?.elements.filter({ $0.name == "invite" && $0.namespace == NS.mucUser }),
                 !invitations.isEmpty
             {

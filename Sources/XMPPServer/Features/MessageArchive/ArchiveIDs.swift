@@ -20,10 +20,18 @@ final class ArchiveIDs: Sendable {
     static let length = 13
 
     private let permutation = Mutex<KeyedPermutation?>(nil)
+    /// What the key is derived for, so that each kind of archive has its own.
+    private let purpose: String
+
+    /// Ids of the archives `purpose` names; the users' archives keep the
+    /// default.
+    init(purpose: String = "swiftlet archive ids") {
+        self.purpose = purpose
+    }
 
     /// Derives the key from the server's secret.
     func configure(secret: [UInt8]) {
-        let key = Array(HashFunction.sha256.hmac(key: secret, message: Array("swiftlet archive ids".utf8)).prefix(16))
+        let key = Array(HashFunction.sha256.hmac(key: secret, message: Array(purpose.utf8)).prefix(16))
         permutation.withLock { $0 = KeyedPermutation(key: key) }
     }
 

@@ -51,7 +51,7 @@ extension MessageArchive {
                 "stanza-id", namespace: NS.stanzaID,
                 attributes: ["id": ids.id(for: firstSequence + Int64(stamped.copy)), "by": stamped.by.description]))
         }
-        if waiting > ArchiveWriter.highWaterMark {
+        if waiting > ArchiveQueue<ArchiveWriter.Job>.highWaterMark {
             // The disk falls behind: this sender waits for the writes
             // queued so far, as for an offline message, so that the
             // waiting jobs cannot grow without bound.
@@ -59,13 +59,13 @@ extension MessageArchive {
         }
     }
 
-    /// Whether a message is worth archiving (XEP-0313 §6.1.1): chat or
-    /// normal, with a body, and no XEP-0334 `<no-store/>` or
-    /// `<no-permanent-store/>` hint.
-    static func isArchivable(_ element: Element) -> Bool {
+    /// Whether a message is worth archiving (XEP-0313 §6.1.1): of one of
+    /// `types` (chat or normal in a user's archive), with a body, and no
+    /// XEP-0334 `<no-store/>` or `<no-permanent-store/>` hint.
+    static func isArchivable(_ element: Element, types: [Message.MessageType] = [.chat, .normal]) -> Bool {
         // An unknown type reads as normal (RFC 6121 §5.2.2).
         let type = element[attribute: "type"].flatMap(Message.MessageType.init(rawValue:)) ?? .normal
-        guard type == .chat || type == .normal else { return false }
+        guard types.contains(type) else { return false }
         var hasBody = false
         for case .element(let child) in element.children {
             if child.name == "body", child.namespace == element.namespace { hasBody = true }
@@ -88,23 +88,18 @@ extension MessageArchive {
     }
 }
 
-/// The archive writes waiting for the storage thread: group commit.
+/// The users' archive writes waiting for the storage thread: group commit
+/// in an `ArchiveQueue`.
 ///
-/// Routing appends a job and, if no flush is queued yet, queues one; the
-/// flush takes everything that arrived by the time it runs and writes it
-/// in one transaction, so under load one commit serves many messages and
-/// the routing path never waits for the disk. The commit does not sync
-/// either (`synchronous = NORMAL` for that transaction; the next durable
-/// commit, an offline message or a roster change, syncs it along). A query
-/// flushes first, on the same serial storage queue, so it sees every
-/// message routed before it. What still waits when the process dies, and
-/// what was committed but not synced when the machine loses power, is
-/// lost: the price of not holding up delivery.
+/// The flush does not sync either (`synchronous = NORMAL` for that
+/// transaction; the next durable commit, an offline message or a roster
+/// change, syncs it along). A query flushes first, on the same serial
+/// storage queue, so it sees every message routed before it. What still
+/// waits when the process dies, and what was committed but not synced when
+/// the machine loses power, is lost: the price of not holding up delivery.
 ///
-/// It also numbers the copies: one counter for all archives, so that the
+/// It numbers the copies from one counter for all archives, so that the
 /// archive order is the routing order.
-///
-/// Shared by every loop, so guarded by a mutex held only to append or take.
 final class ArchiveWriter: Sendable {
     /// One archive's copy of a message.
     struct Copy: Sendable {
@@ -133,56 +128,30 @@ final class ArchiveWriter: Sendable {
         var firstSequence: Int64 = 0
     }
 
-    private struct State {
-        var jobs: [Job] = []
-        var flushQueued = false
-        /// The next sequence to give out; 0 until `resume(after:)`, and
-        /// then `append` refuses jobs.
-        var nextSequence: Int64 = 0
-    }
-
-    /// How far past the last stored sequence numbering resumes at start:
-    /// more than the writes a crash can lose, so that an id handed out
-    /// with a lost message is never given to another.
-    static let restartGap: Int64 = 1 << 20
-
-    /// Jobs waiting beyond which a sender waits for them (backpressure).
-    static let highWaterMark = 5000
-
-    private let state = Mutex(State())
+    private let queue = ArchiveQueue<Job>()
 
     /// Starts numbering above `last`, the store's last sequence; called
     /// once, when the archive's state has loaded at start.
     func resume(after last: Int64) {
-        state.withLock { $0.nextSequence = last + Self.restartGap + 1 }
+        queue.resume(after: last)
     }
 
     /// Gives `job`'s copies their sequences and queues it, and a flush on
-    /// `storage` unless one is queued already. Sequences follow the queue's
-    /// order, which is the order the flush writes in; a job's copies get
-    /// consecutive ones.
+    /// `storage` unless one is queued already; a job's copies get
+    /// consecutive sequences.
     /// - Returns: The sequence of the job's first copy (copy *i* has
     ///   `firstSequence + i`), and how many jobs wait, this one included;
-    ///   `nil`, queuing nothing, before `resume(after:)`, since a sequence
-    ///   given out then could repeat one already stored.
+    ///   `nil`, queuing nothing, before `resume(after:)`.
     @discardableResult
     func append(_ job: Job, storage: any StorageJobs, log: Logger) -> (firstSequence: Int64, waiting: Int)? {
-        var job = job
-        let appended: (Int64, Bool, Int)? = state.withLock { state in
-            guard state.nextSequence > 0 else { return nil }
-            job.firstSequence = state.nextSequence
-            state.nextSequence += Int64(job.copies.count)
-            state.jobs.append(job)
-            defer { state.flushQueued = true }
-            return (job.firstSequence, !state.flushQueued, state.jobs.count)
+        let appended = queue.append(count: job.copies.count) { first in
+            var job = job
+            job.firstSequence = first
+            return job
         }
-        guard let (firstSequence, needsFlush, waiting) = appended else { return nil }
-        if needsFlush {
-            storage.submit({ [self] stores in try flush(stores, log: log) }) { result in
-                if case .failure(let error) = result { log.error("archive write failed, messages lost: \(error)") }
-            }
-        }
-        return (firstSequence, waiting)
+        guard let appended else { return nil }
+        queue.flushSoon(storage: storage, log: log) { [self] stores in try flush(stores, log: log) }
+        return appended
     }
 
     /// Writes every waiting job in one transaction; call on the storage
@@ -190,13 +159,7 @@ final class ArchiveWriter: Sendable {
     /// - Returns: How many items were stored.
     @discardableResult
     func flush(_ stores: Stores, log: Logger) throws -> Int {
-        let jobs = state.withLock { state in
-            defer {
-                state.jobs = []
-                state.flushQueued = false
-            }
-            return state.jobs
-        }
+        let jobs = queue.take()
         guard !jobs.isEmpty else { return 0 }
         // Without waiting for the disk: losing the last writes in a power
         // failure is the accepted price (see above).

@@ -14,9 +14,12 @@ import XMPPStorage
 /// answers requests sent to it as the user's own, as ejabberd does: some
 /// clients (profanity) look for MAM in the server's disco#info only.
 ///
-/// One feature in four files: this one installs it and runs retention;
+/// One feature in four files: this one installs it and starts retention;
 /// `+Archiving` decides what is archived and batches the writes;
-/// `+Query` answers queries; `+Preferences` keeps the preferences.
+/// `+Query` answers queries; `+Preferences` keeps the preferences. The
+/// group chat rooms' archives (`MUCArchive`) share the query protocol
+/// (`ArchiveQueries`), the write queue (`ArchiveQueue`) and retention
+/// (`ArchiveRetention`).
 ///
 /// Durability: archive writes are grouped (see `ArchiveWriter`) and never
 /// hold up routing, so a crash can lose the archive copies of the messages
@@ -29,19 +32,6 @@ public struct MessageArchive: ServerFeature {
     /// Where the owner's requests go: the bare JID (or no `to`), and the
     /// server's domain.
     static let owner: [IQTarget] = [.account, .host]
-    /// Items in a page when the query does not say.
-    static let defaultPageSize = 50
-    /// The most items in one page, whatever the query asks (XEP-0313
-    /// §4.3.1 lets a server limit pages).
-    static let maxPageSize = 250
-    /// A page stops growing once its stanzas reach this many bytes, so
-    /// that one query never queues more than about this much output.
-    static let pageByteLimit = 256 << 10
-    /// How often expired messages are looked for (with `mam_retention`).
-    static let purgeInterval = Duration.seconds(3600)
-    /// The most messages one retention job deletes, so that a large purge
-    /// does not hold up other storage jobs; more jobs follow at once.
-    static let purgeBatch = 10_000
     /// How long after a failed load of the archive's state it is tried
     /// again; meanwhile nothing is archived.
     static let loadRetryInterval = Duration.seconds(30)
@@ -72,9 +62,7 @@ public struct MessageArchive: ServerFeature {
             return .passed
         }
         hooks.onIQ(.set, NS.mam, "query", to: Self.owner) { request in try query(request) }
-        hooks.onIQ(.get, NS.mam, "query", to: Self.owner) { _ in
-            .result(Element("query", namespace: NS.mam, children: [.element(Self.queryForm.element)]))
-        }
+        hooks.onIQ(.get, NS.mam, "query", to: Self.owner) { _ in ArchiveQueries.formAnswer }
         hooks.onIQ(.get, NS.mam, "metadata", to: Self.owner) { request in try metadata(request) }
         hooks.onIQ(.get, NS.mam, "prefs", to: Self.owner) { request in
             .result(policy.preferences(of: try request.username()).element)
@@ -97,57 +85,21 @@ public struct MessageArchive: ServerFeature {
     private func start(_ server: ServerContext) {
         ids.configure(secret: server.scramSecret)
         loadState(server)
-        guard settings.retention != nil else { return }
-        purgeExpired(server)
-        schedulePurge(server)
+        guard let retention = settings.retention else { return }
+        ArchiveRetention(retention: retention, clock: clock, name: "archive") { stores, cutoff, limit in
+            try stores.archive.removeMessages(before: cutoff, limit: limit)
+        }.start(server)
     }
 
-    /// Loads every user's preferences and the last sequence, in a storage
-    /// job that (submitted at start) runs before any session's. Until it
-    /// succeeds the writer numbers nothing, so no message is archived; a
-    /// failure (a database error) is logged and the load tried again after
-    /// `loadRetryInterval`, rather than leaving the archive off for good.
+    /// Loads every user's preferences and the last sequence. Until it
+    /// succeeds the writer numbers nothing, so no message is archived.
     private func loadState(_ server: ServerContext) {
         let (policy, writer) = (policy, writer)
-        server.storage.run(on: server.loop, { stores in
+        server.loadAtStart(
+            "the message archive's state", until: "nothing is archived", retryInterval: Self.loadRetryInterval
+        ) { stores in
             policy.replaceAll(try stores.archive.allPreferences())
             writer.resume(after: try stores.archive.lastSequence())
-        }) { result in
-            guard case .failure(let error) = result else { return }
-            server.log.error(
-                "cannot load the message archive's state, nothing is archived until it loads; "
-                    + "trying again in \(Self.loadRetryInterval): \(error)")
-            _ = server.loop.scheduleTimer(after: Self.loadRetryInterval) { loadState(server) }
-        }
-    }
-
-    private func schedulePurge(_ server: ServerContext) {
-        _ = server.loop.scheduleTimer(after: Self.purgeInterval) {
-            purgeExpired(server)
-            schedulePurge(server)
-        }
-    }
-
-    /// Deletes the messages older than `mam_retention`, oldest first, in
-    /// jobs of `purgeBatch` (XEP-0313 §3.2).
-    func purgeExpired(_ server: ServerContext) {
-        guard let retention = settings.retention else { return }
-        let (seconds, attoseconds) = retention.components
-        let cutoff = clock.milliseconds - Int(seconds) * 1000 - Int(attoseconds / 1_000_000_000_000_000)
-        Self.purge(before: cutoff, storage: server.storage, log: server.log)
-    }
-
-    private static func purge(before cutoff: Int, storage: any StorageJobs, log: Logger) {
-        storage.submit({ stores in try stores.archive.removeMessages(before: cutoff, limit: purgeBatch) }) { result in
-            switch result {
-            case .success(let removed):
-                if removed > 0 {
-                    log.info("archive retention: deleted \(removed) \(removed == 1 ? "message" : "messages") stamped before \(DateTimeProfile.string(millisecondsSince1970: cutoff))")
-                }
-                if removed == purgeBatch { purge(before: cutoff, storage: storage, log: log) }
-            case .failure(let error):
-                log.error("archive retention failed: \(error)")
-            }
         }
     }
 }
