@@ -20,9 +20,10 @@ In a room that Sam creates:
   9. subject changes both ways,
  10. private messages through the room both ways,
  11. Cyd joins late and gets both earlier messages with delays,
- 12. the room's archive (XEP-0313 to the room's JID) holds the messages,
-     with the <stanza-id by=room> occupants were given; skipped with a
-     line of its own when the room does not advertise urn:xmpp:mam:2,
+ 12. Sam reads the room's disco#info; the room's archive (XEP-0313 to the
+     room's JID) holds the messages, under the <stanza-id by=room> ids
+     occupants were given; skipped with a `skip` line of its own when the
+     room does not advertise urn:xmpp:mam:2,
  13. Sam kicks Ada: Ada's library reports its removal with 307, and Cyd
      sees it too.
 In a room that Ada creates:

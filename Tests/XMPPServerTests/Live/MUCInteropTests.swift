@@ -19,7 +19,7 @@ import XMPPTestSupport
 @Suite(.timeLimit(.minutes(3)))
 struct MUCInteropTests {
     /// How long the script may take; it takes a few seconds, and each of its
-    /// twenty-one steps has a 20 s deadline of its own.
+    /// twenty steps has a 20 s deadline of its own.
     static let scriptTimeout = 150.0
 
     @Test(
