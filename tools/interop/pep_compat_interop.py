@@ -41,10 +41,10 @@ import aioxmpp.pubsub
 import aioxmpp.vcard
 import aioxmpp.xso
 from slixmpp.exceptions import IqError
-from slixmpp.plugins.xep_0004 import Form
 from slixmpp.plugins.xep_0048 import Bookmarks
 
 import im_interop
+import slixmpp_account
 from slixmpp_account import require
 
 STEP_TIMEOUT = im_interop.STEP_TIMEOUT
@@ -77,12 +77,7 @@ class SlixmppPeer(im_interop.SlixmppPeer):
 
 def publish_options(fields):
     """A slixmpp `pubsub#publish-options` form with `fields` (var: value)."""
-    form = Form()
-    form["type"] = "submit"
-    form.add_field(var="FORM_TYPE", ftype="hidden", value="http://jabber.org/protocol/pubsub#publish-options")
-    for var, value in fields.items():
-        form.add_field(var=var, value=value)
-    return form
+    return slixmpp_account.submit_form("http://jabber.org/protocol/pubsub#publish-options", fields)
 
 
 def element(text):

@@ -12,6 +12,7 @@ import sys
 
 import slixmpp
 from slixmpp.exceptions import IqError
+from slixmpp.plugins.xep_0004 import Form
 
 
 def make_client(jid, password, ca_certificate, plugins):
@@ -23,6 +24,17 @@ def make_client(jid, password, ca_certificate, plugins):
     for plugin in plugins:
         client.register_plugin(plugin)
     return client
+
+
+def submit_form(form_type, fields):
+    """A slixmpp data form (XEP-0004) of type submit: the hidden
+    FORM_TYPE `form_type`, then `fields` (var: value)."""
+    form = Form()
+    form["type"] = "submit"
+    form.add_field(var="FORM_TYPE", ftype="hidden", value=form_type)
+    for var, value in fields.items():
+        form.add_field(var=var, value=value)
+    return form
 
 
 async def register(client, host, port, username, password, timeout):
