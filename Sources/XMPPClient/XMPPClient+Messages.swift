@@ -62,6 +62,7 @@ extension XMPPClient {
             return
         }
         if await handleCarbon(message) || handleArchiveResult(message) || handleAvatarMetadata(message) { return }
+        if await handleRoomMessage(message) { return }
         await handleChat(message, sentByUs: false)
     }
 

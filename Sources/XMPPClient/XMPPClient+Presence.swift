@@ -20,7 +20,7 @@ extension XMPPClient {
     }
 
     func handle(_ presence: Presence) {
-        guard let from = presence.from else { return }
+        guard let from = presence.from, !handleRoomPresence(presence) else { return }
         switch presence.type {
         case .available, .unavailable:
             let available = presence.type == .available

@@ -58,6 +58,13 @@ public enum NS {
     public static let mucUser = "http://jabber.org/protocol/muc#user"
     /// XEP-0045 §10: an owner's configuration of a room.
     public static let mucOwner = "http://jabber.org/protocol/muc#owner"
+    /// XEP-0045 §8-9: a moderator's or admin's changes of roles and
+    /// affiliations.
+    public static let mucAdmin = "http://jabber.org/protocol/muc#admin"
+    /// XEP-0045 §10.2: the FORM_TYPE of a room's configuration form.
+    public static let mucRoomConfig = "http://jabber.org/protocol/muc#roomconfig"
+    /// XEP-0249: Direct MUC Invitations.
+    public static let directInvitation = "jabber:x:conference"
     /// XEP-0049: Private XML Storage.
     public static let privateStorage = "jabber:iq:private"
     /// XEP-0054: vcard-temp.
