@@ -237,7 +237,12 @@ extension XMPPClient {
             return
         }
         if update.isNickChange, let newNick = update.newNick {
-            rooms[room]?.occupants[nick] = nil
+            // Known under the new nickname from now on, so that its
+            // presence there reads as a change, not a newcomer.
+            if var moved = rooms[room]?.occupants.removeValue(forKey: nick), let address = try? room.withResource(newNick) {
+                moved.address = address
+                rooms[room]?.occupants[newNick] = moved
+            }
             if update.isSelf { rooms[room]?.nick = newNick }
         } else if update.isAvailable {
             rooms[room]?.occupants[nick] = update.occupant
