@@ -71,7 +71,8 @@ extension XMPPClient {
     }
 
     /// Asks `room` to invite `user` (§7.8.2); the room passes the
-    /// invitation on, with its password in a password-protected room.
+    /// invitation on, with its password in a password-protected room. A
+    /// refusal arrives as ``ClientEvent/messageFailed(id:from:error:)``.
     public func invite(_ user: JID, to room: JID, reason: String? = nil) async throws(XMPPClientError) {
         guard connection != nil else { throw .notConnected }
         var invite = Element("invite", namespace: NS.mucUser, attributes: ["to": user.description])
