@@ -98,7 +98,9 @@ public enum Command: String, Sendable, CaseIterable {
                 details: """
                     Goes online and prints each event on a line of its own, starting with \
                     its kind: connection, message, message-failed, presence, roster, \
-                    subscription-request, subscription-answer. Messages kept while you were \
+                    subscription-request, subscription-answer, room-message, room-presence, \
+                    room-subject, room-invitation. Rooms bookmarked with autojoin are \
+                    joined. Messages kept while you were \
                     offline arrive first. Runs until SIGINT or SIGTERM, --count events, or \
                     --timeout (exit status 68 when --count events did not come in time).
                     """,

@@ -22,7 +22,8 @@ enum Help {
         \(wrap("""
             Start with 'swiftlet register JID' or 'swiftlet login JID'; later commands \
             use the saved login of --account, or of the account logged in last. Only \
-            listen, presence and chat make you available: the other commands connect \
+            listen, presence, chat and room join make you available (and join the \
+            rooms bookmarked with autojoin): the other commands connect \
             unseen, and messages sent to you wait on the server for the next listen \
             or chat.
             """))
