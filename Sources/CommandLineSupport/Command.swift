@@ -160,12 +160,7 @@ public enum Command: String, Sendable, CaseIterable {
                     messages are fetched from the server's archive (XEP-0313) first, so \
                     what other devices sent and received shows too.
                     """,
-                options: [
-                    .flag("--from-server", "Fetch from the server's message archive first."),
-                    .value("--limit", "N", "How many messages (default 50)."),
-                    .value("--before", "TIME", "Only messages before TIME (ISO 8601, e.g. 2026-05-01T12:00:00Z)."),
-                    .json("one JSON object per message"),
-                ])
+                options: Self.historyOptions(archive: "the server's"))
         case .profile:
             CommandSpec(
                 operands: ["JID"], summary: "Show JID's profile (vCard), your own included.",
@@ -295,12 +290,7 @@ public enum Command: String, Sendable, CaseIterable {
                     HOME's commands were in the room; with --from-server the newest \
                     messages are fetched from the room's archive (XEP-0313) first.
                     """,
-                options: [
-                    .flag("--from-server", "Fetch from the room's message archive first."),
-                    .value("--limit", "N", "How many messages (default 50)."),
-                    .value("--before", "TIME", "Only messages before TIME (ISO 8601, e.g. 2026-05-01T12:00:00Z)."),
-                    .json("one JSON object per message"),
-                ])
+                options: Self.historyOptions(archive: "the room's"))
         case .roomKick:
             CommandSpec(
                 operands: ["ROOM", "NICK"], summary: "Kick an occupant out of a room.",
@@ -332,6 +322,17 @@ public enum Command: String, Sendable, CaseIterable {
     /// bounds how long it runs.
     public var runsUntilStopped: Bool {
         self == .listen || self == .presence || self == .chat || self == .roomJoin
+    }
+
+    /// The options of `history` and `room history`, which fetch from
+    /// `archive` message archive.
+    private static func historyOptions(archive: String) -> [OptionSpec] {
+        [
+            .flag("--from-server", "Fetch from \(archive) message archive first."),
+            .value("--limit", "N", "How many messages (default 50)."),
+            .value("--before", "TIME", "Only messages before TIME (ISO 8601, e.g. 2026-05-01T12:00:00Z)."),
+            .json("one JSON object per message"),
+        ]
     }
 
     /// `--nick`, which room commands join with.

@@ -295,13 +295,11 @@ extension XMPPClient {
             timestamp: stamp ?? Date(), isDelayed: stamp != nil, isPrivate: isPrivate,
             isOwn: !isPrivate && from.resourcepart == state.nick)
         if !isPrivate {
-            let serverID = message.element.elements.first {
-                $0.name == "stanza-id" && $0.namespace == NS.stanzaID && $0[attribute: "by"] == room.description
-            }?[attribute: "id"]
             let isNew = await archive(
                 ArchivedMessage(
                     account: account, contact: room, body: body, timestamp: received.timestamp,
-                    isOutgoing: received.isOwn, id: received.id, serverID: serverID, nick: received.nick))
+                    isOutgoing: received.isOwn, id: received.id, serverID: Self.serverID(of: message, by: room),
+                    nick: received.nick))
             let newest = rooms[room]?.newestMessage ?? .distantPast
             if received.timestamp > newest { rooms[room]?.newestMessage = received.timestamp }
             guard isNew else { return true }
@@ -314,12 +312,8 @@ extension XMPPClient {
     /// history (XEP-0045 §7.2.15); any other stamp is the sender's own,
     /// which could backdate the message, and is ignored.
     private func roomDelayStamp(of message: Message, room: JID) -> Date? {
-        let stamp = message.element.elements.last { delay in
-            guard delay.name == "delay", delay.namespace == NS.delay,
-                let from = delay[attribute: "from"].flatMap({ try? JID($0) })
-            else { return false }
-            return from == room || (from.localpart == nil && from.domainpart == room.domainpart)
+        Self.delayStamp(of: message) { from in
+            from == room || (from.localpart == nil && from.domainpart == room.domainpart)
         }
-        return stamp?[attribute: "stamp"].flatMap(Self.parseStamp)
     }
 }
