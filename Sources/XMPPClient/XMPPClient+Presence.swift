@@ -12,6 +12,7 @@ extension XMPPClient {
         presence.element[attribute: "xml:lang"] = nil
         ownPresence = presence
         send(stamped(presence).element)
+        if presence.type == .available { sendPresenceToRooms() }
     }
 
     /// The available resources of `jid` (a bare JID), highest priority first.

@@ -99,6 +99,7 @@ extension XMPPClient {
     @discardableResult
     public func sendRoomMessage(_ body: String, to room: JID) async throws(XMPPClientError) -> String {
         let room = room.bare
+        guard connection != nil else { throw .notConnected }
         guard rooms[room]?.isJoined == true else { throw .invalidRequest("not in \(room)") }
         let id = makeID()
         guard transmit(Message(type: .groupchat, to: room, id: id, body: body).element) else {
@@ -114,6 +115,7 @@ extension XMPPClient {
         -> String
     {
         let room = room.bare
+        guard connection != nil else { throw .notConnected }
         guard rooms[room]?.isJoined == true else { throw .invalidRequest("not in \(room)") }
         guard let address = try? room.withResource(nick) else { throw .invalidRequest("'\(nick)' cannot be a nickname") }
         let id = makeID()
@@ -128,6 +130,7 @@ extension XMPPClient {
     /// arrives as ``ClientEvent/messageFailed(id:from:error:)``.
     public func setSubject(_ subject: String, of room: JID) async throws(XMPPClientError) {
         let room = room.bare
+        guard connection != nil else { throw .notConnected }
         guard rooms[room]?.isJoined == true else { throw .invalidRequest("not in \(room)") }
         var message = Message(type: .groupchat, to: room, id: makeID())
         message.element.append(Element("subject", namespace: NS.client, children: subject.isEmpty ? [] : [.text(subject)]))
@@ -153,6 +156,17 @@ extension XMPPClient {
             guard let request = state.joinRequest(to: bookmark.room, presence: roomPresence) else { continue }
             rooms[bookmark.room] = state
             send(request)
+        }
+    }
+
+    /// Sends our presence to the rooms we are in (XEP-0045 §7.7), which
+    /// do not get what we broadcast to contacts.
+    func sendPresenceToRooms() {
+        for (room, state) in rooms where state.isJoined {
+            guard let address = try? room.withResource(state.nick) else { continue }
+            var presence = roomPresence
+            presence.element[attribute: "to"] = address.description
+            send(presence.element)
         }
     }
 
@@ -205,9 +219,12 @@ extension XMPPClient {
 
     /// Takes a presence from a room we are in or joining: an occupant's
     /// (ours included), or an error for our last request. Returns whether
-    /// `presence` came from such a room.
+    /// `presence` came from such a room, or from one we already left (it
+    /// carries a `muc#user` element), which is not a contact's.
     func handleRoomPresence(_ presence: Presence) -> Bool {
-        guard let from = presence.from, let state = rooms[from.bare] else { return false }
+        guard let from = presence.from, let state = rooms[from.bare] else {
+            return presence.element.child("x", namespace: NS.mucUser) != nil
+        }
         let room = from.bare
         if presence.type == .error {
             let error = XMPPClientError.stanzaError(

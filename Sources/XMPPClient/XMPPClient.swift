@@ -131,9 +131,12 @@ public actor XMPPClient {
     }
 
     /// Ends the session politely (unavailable presence, closing tag) and
-    /// stops reconnecting. Safe to call in any state.
+    /// stops reconnecting; that leaves every room, which a later
+    /// ``connect()`` does not join again (only those bookmarked for
+    /// autojoin). Safe to call in any state.
     public func disconnect() async {
         wantsConnection = false
+        rooms.removeAll()
         let handled = streamManagement?.handledInbound
         streamManagement = nil
         reconnectTask?.cancel()
@@ -329,6 +332,8 @@ public actor XMPPClient {
         guard wantsConnection, configuration.reconnect.isEnabled, retryable else {
             wantsConnection = false
             streamManagement = nil
+            // Out of every room until the next session joins them again.
+            for room in Array(rooms.keys) { rooms[room] = rooms[room]?.forRejoining }
             setState(.disconnected(error))
             return
         }

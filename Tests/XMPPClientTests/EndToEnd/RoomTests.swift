@@ -249,6 +249,46 @@ struct RoomTests {
         }
     }
 
+    @Test("a change of our presence reaches the rooms we are in")
+    func presenceInRooms() async throws {
+        try await ServerFixture.run { server in
+            let (alice, aliceEvents, bob, _) = try await Self.aliceAndBobInRoom(on: server)
+            await bob.setPresence(.away, status: "brb")
+            let away = try await aliceEvents.first("bob away in the room") {
+                if case .room(.occupantChanged(let o)) = $0, o.nick == "bob", o.availability == .away { o } else { nil }
+            }
+            #expect(away.status == "brb")
+            #expect(await alice.occupants(of: Self.room).first { $0.nick == "bob" }?.availability == .away)
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test("disconnect() leaves every room, and a later connect() does not join them again")
+    func disconnectLeavesRooms() async throws {
+        try await ServerFixture.run { server in
+            let (alice, aliceEvents, bob, bobEvents) = try await Self.aliceAndBobInRoom(on: server)
+            await bob.disconnect()
+            #expect(await bob.joinedRooms.isEmpty)
+            #expect(await bob.nick(in: Self.room) == nil)
+            await #expect(throws: XMPPClientError.notConnected) { try await bob.sendRoomMessage("hi", to: Self.room) }
+            try await aliceEvents.first("bob gone") {
+                if case .room(.occupantLeft(let o, .left)) = $0, o.nick == "bob" { o } else { nil }
+            }
+            try await bob.connect()
+            try await bob.ping()
+            #expect(await bob.joinedRooms.isEmpty)
+            let joins = bobEvents.all.filter { if case .room(.joined) = $0 { true } else { false } }
+            #expect(joins.count == 1)
+            #expect(!bobEvents.all.contains { if case .presence(let p) = $0 { p.jid.bare == Self.room } else { false } })
+            await #expect(throws: XMPPClientError.invalidRequest("not in \(Self.room)")) {
+                try await bob.sendRoomMessage("hi", to: Self.room)
+            }
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
     @Test("bookmarks with autojoin (XEP-0402) are joined at login, with the bookmark's nickname")
     func bookmarksAutojoin() async throws {
         try await ServerFixture.run { server in
