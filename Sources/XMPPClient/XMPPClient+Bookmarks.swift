@@ -2,7 +2,8 @@ import XMPPCore
 
 /// XEP-0402 PEP Native Bookmarks: the rooms the account keeps, in the PEP
 /// node `urn:xmpp:bookmarks:1` (one item per room), which every device of
-/// the account reads at login to join those marked autojoin.
+/// the account reads at login to join those marked autojoin, and follows
+/// (`+notify`, XEP-0163) to join those another device marks so.
 extension XMPPClient {
     /// The account's room bookmarks; none when the node does not exist yet.
     public func bookmarks() async throws(XMPPClientError) -> [RoomBookmark] {
@@ -51,5 +52,19 @@ extension XMPPClient {
         } catch .stanzaError(.itemNotFound, _) {
             return
         }
+    }
+
+    /// Takes a notification of our bookmarks node (XEP-0402 §3.3): a room
+    /// bookmarked for autojoin elsewhere is joined here too. Only our own
+    /// account may send them. Returns whether `message` was one.
+    func handleBookmarksNotification(_ message: Message) -> Bool {
+        guard let items = message.element.child("event", namespace: NS.pubsubEvent)?.child("items", namespace: NS.pubsubEvent),
+            items[attribute: "node"] == NS.bookmarks
+        else { return false }
+        guard message.from == nil || message.from == account else { return true }
+        for item in items.elements where item.name == "item" {
+            if let bookmark = RoomBookmark(item: item) { autojoin(bookmark) }
+        }
+        return true
     }
 }

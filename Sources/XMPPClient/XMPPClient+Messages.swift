@@ -61,7 +61,11 @@ extension XMPPClient {
                     error: .stanzaError(error?.condition ?? .undefinedCondition, text: error?.text)))
             return
         }
-        if await handleCarbon(message) || handleArchiveResult(message) || handleAvatarMetadata(message) { return }
+        if await handleCarbon(message) || handleArchiveResult(message) || handleAvatarMetadata(message)
+            || handleBookmarksNotification(message)
+        {
+            return
+        }
         if await handleRoomMessage(message) { return }
         await handleChat(message, sentByUs: false)
     }

@@ -149,14 +149,20 @@ extension XMPPClient {
             if let request = state.joinRequest(to: room, presence: roomPresence) { send(request) }
         }
         guard configuration.joinsBookmarkedRooms, let bookmarks = try? await bookmarks() else { return }
-        for bookmark in bookmarks where bookmark.autojoin && rooms[bookmark.room] == nil {
-            let state = JoinedRoom(
-                nick: bookmark.nick ?? account.localpart ?? "user", password: bookmark.password,
-                history: RoomHistoryRequest())
-            guard let request = state.joinRequest(to: bookmark.room, presence: roomPresence) else { continue }
-            rooms[bookmark.room] = state
-            send(request)
-        }
+        for bookmark in bookmarks { autojoin(bookmark) }
+    }
+
+    /// Starts joining the room of `bookmark` when it is marked autojoin,
+    /// this client joins bookmarked rooms, and we are not in it or joining
+    /// it already; the answer arrives as events.
+    func autojoin(_ bookmark: RoomBookmark) {
+        guard configuration.joinsBookmarkedRooms, bookmark.autojoin, rooms[bookmark.room] == nil else { return }
+        let state = JoinedRoom(
+            nick: bookmark.nick ?? account.localpart ?? "user", password: bookmark.password,
+            history: RoomHistoryRequest())
+        guard let request = state.joinRequest(to: bookmark.room, presence: roomPresence) else { return }
+        rooms[bookmark.room] = state
+        send(request)
     }
 
     /// Sends our presence to the rooms we are in (XEP-0045 §7.7), which

@@ -23,8 +23,9 @@ public struct RoomBookmark: Sendable, Hashable {
         self.autojoin = autojoin
     }
 
-    /// Reads one PubSub `<item id='room'><conference/></item>` of the
-    /// bookmarks node; `nil` when it is not a bookmark.
+    /// Reads one `<item id='room'><conference/></item>` of the bookmarks
+    /// node, from a query or a notification; `nil` when it is not a
+    /// bookmark.
     init?(item: Element) {
         guard let id = item[attribute: "id"], let room = try? JID(id), room.isBare,
             let conference = item.child("conference", namespace: NS.bookmarks)

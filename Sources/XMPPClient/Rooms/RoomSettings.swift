@@ -57,13 +57,19 @@ public struct RoomSettings: Sendable, Hashable {
         return fields
     }
 
+    /// Fields a room's form may lack because another one implies them:
+    /// a room with a secret is password-protected (Prosody offers only
+    /// the secret).
+    static let impliedFields: Set<String> = ["muc#roomconfig_passwordprotectedroom"]
+
     /// The form to submit for `offered`, the form the room sent: these
-    /// changes under the room's FORM_TYPE.
+    /// changes under the room's FORM_TYPE, less the implied fields it
+    /// does not offer.
     /// - Throws: `.invalidRequest` when the room's form has no field for
     ///   one of the changes (it does not support that setting).
     func submission(for offered: DataForm) throws(XMPPClientError) -> DataForm {
         let offeredNames = Set(offered.fields.compactMap(\.name))
-        let changes = fields
+        let changes = fields.filter { offeredNames.contains($0.name ?? "") || !Self.impliedFields.contains($0.name ?? "") }
         if let missing = changes.first(where: { !offeredNames.contains($0.name ?? "") }) {
             throw .invalidRequest("the room cannot be configured with \(missing.name ?? "?")")
         }

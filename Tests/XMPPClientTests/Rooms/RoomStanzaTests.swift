@@ -153,6 +153,10 @@ struct RoomStanzaTests {
         #expect(values["muc#roomconfig_roomsecret"] == ["pw"])
         #expect(submitted.fields.count == 5)
         #expect(throws: XMPPClientError.self) { try RoomSettings(isMembersOnly: true).submission(for: offered) }
+        // A form with the secret alone (Prosody's) takes a password too.
+        let secretOnly = DataForm(type: "form", fields: offered.fields.filter { $0.name != "muc#roomconfig_passwordprotectedroom" })
+        let withSecret = try RoomSettings(password: "pw").submission(for: secretOnly)
+        #expect(withSecret.fields.compactMap(\.name) == ["FORM_TYPE", "muc#roomconfig_roomsecret"])
         #expect(RoomSettings().isEmpty)
         #expect(!settings.isEmpty)
     }
