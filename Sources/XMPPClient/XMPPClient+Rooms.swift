@@ -39,8 +39,9 @@ extension XMPPClient {
 
     /// Joins `room` as `nick` (XEP-0045 §7.2) and waits until the room
     /// sends our own presence, after the others'. Returns whether the join
-    /// created the room, which then waits for ``createRoom(_:nick:settings:)``'s
-    /// configuration (or ``configureRoom(_:with:)``).
+    /// created the room: a new room may stay locked to others until its
+    /// owner configures it with ``configureRoom(_:with:)`` (empty settings
+    /// accept the defaults); ``createRoom(_:nick:settings:)`` does both.
     /// - Throws: `.invalidRequest` when already in the room or for a
     ///   nickname a JID cannot carry; `.stanzaError` when the room refuses
     ///   (`conflict`: the nickname is taken, `not-authorized`: a password
