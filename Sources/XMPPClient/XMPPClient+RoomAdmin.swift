@@ -1,8 +1,8 @@
 import XMPPCore
 
-/// XEP-0045 for owners, admins and moderators: creating and configuring
-/// rooms (§10), changing roles and affiliations (§8, §9), and inviting
-/// people (§7.8.2, XEP-0249).
+/// XEP-0045 for owners, admins and moderators: creating, configuring and
+/// destroying rooms (§10), changing roles and affiliations and listing
+/// them (§8, §9), and inviting people (§7.8.2, XEP-0249).
 extension XMPPClient {
     /// Creates `room` by joining it as `nick`, then unlocks it (§10.1): as
     /// an instant room with the service's defaults when `settings` is
@@ -68,6 +68,32 @@ extension XMPPClient {
     ) async throws(XMPPClientError) {
         try await adminRequest(
             to: room, item: ["jid": user.bare.description, "affiliation": affiliation.rawValue], reason: reason)
+    }
+
+    /// The users with `affiliation` in `room` (§9.5, §10.5): members,
+    /// admins, owners or outcasts, by bare JID, sorted, with the nickname
+    /// a member registered if the room says.
+    public func users(with affiliation: RoomAffiliation, in room: JID) async throws(XMPPClientError)
+        -> [(jid: JID, nick: String?)]
+    {
+        let item = Element("item", namespace: NS.mucAdmin, attributes: ["affiliation": affiliation.rawValue])
+        let reply = try await request(
+            .get, to: room.bare, payload: Element("query", namespace: NS.mucAdmin, children: [.element(item)]))
+        let items = reply.payload?.elements.filter { $0.name == "item" && $0.namespace == NS.mucAdmin } ?? []
+        return items.compactMap { item in
+            guard let jid = item[attribute: "jid"].flatMap({ try? JID($0) }) else { return nil }
+            return (jid.bare, item[attribute: "nick"])
+        }.sorted { $0.jid < $1.jid }
+    }
+
+    /// Destroys `room` (§10.9): every occupant is told, with `reason` and
+    /// the room to go to instead, if given.
+    public func destroyRoom(_ room: JID, reason: String? = nil, alternate: JID? = nil) async throws(XMPPClientError) {
+        var destroy = Element("destroy", namespace: NS.mucOwner)
+        if let alternate { destroy[attribute: "jid"] = alternate.bare.description }
+        if let reason { destroy.append(Element("reason", namespace: NS.mucOwner, children: [.text(reason)])) }
+        _ = try await request(
+            .set, to: room.bare, payload: Element("query", namespace: NS.mucOwner, children: [.element(destroy)]))
     }
 
     /// Asks `room` to invite `user` (§7.8.2); the room passes the

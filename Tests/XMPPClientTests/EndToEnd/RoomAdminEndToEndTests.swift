@@ -114,6 +114,49 @@ struct RoomAdminEndToEndTests {
         await bob.disconnect()
     }
 
+    @Test("the lists of members and outcasts show whom the owner made so")
+    func affiliationLists() async throws {
+        try await ServerFixture.run { try await Self.affiliationLists(on: $0) }
+    }
+
+    static func affiliationLists(on server: some ClientTestServer) async throws {
+        let alice = try await server.registeredClient("alice")
+        try await alice.connect()
+        try await alice.createRoom(Self.room, nick: "alice")
+        let bob = try JID("bob@localhost")
+        let carol = try JID("carol@localhost")
+        try await alice.setAffiliation(.member, of: bob, in: Self.room)
+        try await alice.ban(carol, from: Self.room)
+        #expect(try await alice.users(with: .member, in: Self.room).map(\.jid) == [bob])
+        #expect(try await alice.users(with: .outcast, in: Self.room).map(\.jid) == [carol])
+        #expect(try await alice.users(with: .owner, in: Self.room).map(\.jid) == [try JID("alice@localhost")])
+        try await alice.setAffiliation(.none, of: bob, in: Self.room)
+        #expect(try await alice.users(with: .member, in: Self.room).isEmpty)
+        await alice.disconnect()
+    }
+
+    @Test("destroying a room tells its occupants why and where to go")
+    func destroy() async throws {
+        try await ServerFixture.run { try await Self.destroy(on: $0) }
+    }
+
+    static func destroy(on server: some ClientTestServer) async throws {
+        let (alice, aliceEvents, bob, bobEvents) = try await RoomTests.aliceAndBobInRoom(on: server)
+        let den = try JID("den@conference.localhost")
+        try await alice.destroyRoom(Self.room, reason: "moving", alternate: den)
+        let reason = try await bobEvents.first("the room destroyed") {
+            if case .room(.left(Self.room, let reason)) = $0 { reason } else { nil }
+        }
+        #expect(reason == .destroyed(reason: "moving", alternate: den))
+        try await aliceEvents.first("alice out of it too") {
+            if case .room(.left(Self.room, .destroyed)) = $0 { true } else { nil }
+        }
+        #expect(await bob.joinedRooms.isEmpty)
+        #expect(await alice.joinedRooms.isEmpty)
+        await alice.disconnect()
+        await bob.disconnect()
+    }
+
     @Test("an affiliation granted to an occupant shows in everyone's presence of them")
     func grantAffiliation() async throws {
         try await ServerFixture.run { try await Self.grantAffiliation(on: $0) }

@@ -34,5 +34,9 @@ struct ProsodyRoomTests {
     @Test func mediatedInvitation() async throws {
         try await ProsodyFixture.run(RoomAdminEndToEndTests.mediatedInvitation)
     }
+    @Test func affiliationLists() async throws {
+        try await ProsodyFixture.run(RoomAdminEndToEndTests.affiliationLists)
+    }
+    @Test func destroy() async throws { try await ProsodyFixture.run(RoomAdminEndToEndTests.destroy) }
     @Test func roomArchive() async throws { try await ProsodyFixture.run(RoomAdminEndToEndTests.roomArchive) }
 }
