@@ -9,6 +9,10 @@ public enum EventKind: String, Sendable, CaseIterable {
     case presence, roster
     case subscriptionRequest = "subscription-request"
     case subscriptionAnswer = "subscription-answer"
+    case roomMessage = "room-message"
+    case roomPresence = "room-presence"
+    case roomSubject = "room-subject"
+    case roomInvitation = "room-invitation"
 }
 
 extension ClientEvent {
@@ -22,6 +26,7 @@ extension ClientEvent {
         case .roster: .roster
         case .subscriptionRequest: .subscriptionRequest
         case .subscriptionAnswer: .subscriptionAnswer
+        case .room(let event): event.kind
         }
     }
 
@@ -38,6 +43,8 @@ extension ClientEvent {
     /// roster updated bob@example.com  both  "Bob"  [Friends]
     /// subscription-request carol@example.com: hi, it's Carol
     /// subscription-answer bob@example.com approved
+    /// room-message 2026-05-01T12:03:00Z lounge@conference.example.com/bob: hello all
+    /// room-presence lounge@conference.example.com/carol joined participant none
     /// ```
     ///
     /// Text from the network goes through `TerminalText.printable`.
@@ -70,6 +77,8 @@ extension ClientEvent {
             return from.description + Self.suffix(status)
         case .subscriptionAnswer(let from, let approved):
             return "\(from) \(approved ? "approved" : "denied")"
+        case .room(let event):
+            return event.details
         }
     }
 
@@ -87,7 +96,7 @@ extension ClientEvent {
     }
 
     /// `": text"`, or nothing without text.
-    private static func suffix(_ text: String?) -> String {
+    static func suffix(_ text: String?) -> String {
         text.map { ": " + TerminalText.printable($0) } ?? ""
     }
 
@@ -128,6 +137,8 @@ extension ClientEvent {
             object = ["from": .string(from.description), "status": status.map(JSONValue.string)]
         case .subscriptionAnswer(let from, let approved):
             object = ["from": .string(from.description), "approved": .bool(approved)]
+        case .room(let event):
+            object = event.fields
         }
         object["type"] = .string(kind.rawValue)
         return .fields(object)

@@ -13,9 +13,21 @@ public enum Command: String, Sendable, CaseIterable {
     case profile
     case setProfile = "set-profile"
     case block, unblock, blocklist
+    case roomList = "room list"
+    case roomCreate = "room create"
+    case roomJoin = "room join"
+    case roomLeave = "room leave"
+    case roomSend = "room send"
+    case roomOccupants = "room occupants"
+    case roomInvite = "room invite"
+    case roomSubject = "room subject"
+    case roomHistory = "room history"
+    case roomKick = "room kick"
+    case roomBan = "room ban"
 
-    /// The first word of the commands that take an action word after it.
-    public static let rosterGroup = "roster"
+    /// The first words of the commands that take an action word after
+    /// them: the roster's and the rooms'.
+    public static let groups = ["roster", "room"]
 
     /// What the command takes and does, for parsing and `--help`.
     public var spec: CommandSpec {
@@ -86,7 +98,9 @@ public enum Command: String, Sendable, CaseIterable {
                 details: """
                     Goes online and prints each event on a line of its own, starting with \
                     its kind: connection, message, message-failed, presence, roster, \
-                    subscription-request, subscription-answer. Messages kept while you were \
+                    subscription-request, subscription-answer, room-message, room-presence, \
+                    room-subject, room-invitation. Rooms bookmarked with autojoin are \
+                    joined. Messages kept while you were \
                     offline arrive first. Runs until SIGINT or SIGTERM, --count events, or \
                     --timeout (exit status 68 when --count events did not come in time).
                     """,
@@ -146,12 +160,7 @@ public enum Command: String, Sendable, CaseIterable {
                     messages are fetched from the server's archive (XEP-0313) first, so \
                     what other devices sent and received shows too.
                     """,
-                options: [
-                    .flag("--from-server", "Fetch from the server's message archive first."),
-                    .value("--limit", "N", "How many messages (default 50)."),
-                    .value("--before", "TIME", "Only messages before TIME (ISO 8601, e.g. 2026-05-01T12:00:00Z)."),
-                    .json("one JSON object per message"),
-                ])
+                options: Self.historyOptions(archive: "the server's"))
         case .profile:
             CommandSpec(
                 operands: ["JID"], summary: "Show JID's profile (vCard), your own included.",
@@ -186,6 +195,115 @@ public enum Command: String, Sendable, CaseIterable {
                 operands: ["JID"], summary: "Unblock JID.", details: "Lets JID reach you again.")
         case .blocklist:
             CommandSpec(operands: [], summary: "List the JIDs you block.", details: "One JID per line.")
+        case .roomList:
+            CommandSpec(
+                operands: [], summary: "List your bookmarked rooms, or the rooms of a service.",
+                details: """
+                    Prints one bookmarked room (XEP-0402) per line: room, autojoin when \
+                    listen, presence and chat join it, then nick and "name" when set. With \
+                    --service, lists the public rooms of that group chat service instead \
+                    (disco#items): room, then "name".
+                    """,
+                options: [
+                    .value("--service", "JID", "A group chat service, such as conference.example.com."),
+                    .json("one JSON object per room"),
+                ])
+        case .roomCreate:
+            CommandSpec(
+                operands: ["ROOM"], summary: "Create a room and become its owner.",
+                details: """
+                    Joins ROOM, which must not exist yet, and unlocks it: with the \
+                    service's defaults (an instant room, XEP-0045 §10.1.2) unless \
+                    configuration options are given. A room that is not --persistent \
+                    vanishes with its last occupant, so create one you leave at once with \
+                    --persistent or --autojoin.
+                    """,
+                options: Self.nickOption + [
+                    .value("--name", "NAME", "The room's name."),
+                    .flag("--persistent", "Keep the room when no one is in it."),
+                    .flag("--members-only", "Let only members join."),
+                    .value("--password", "PASSWORD", "The password to join."),
+                    Self.autojoinOption,
+                ])
+        case .roomJoin:
+            CommandSpec(
+                operands: ["ROOM"], summary: "Join a room and chat there, line by line.",
+                details: """
+                    Joins ROOM, prints what happens there (and everything listen prints), \
+                    and sends each line of standard input to everyone in it, until the \
+                    end of input, a line '/quit', SIGINT or SIGTERM, or --timeout. With \
+                    --autojoin the room is bookmarked, so that listen, presence and chat \
+                    join it too.
+                    """,
+                options: Self.nickOption + [
+                    .value("--password", "PASSWORD", "The room's password."),
+                    Self.autojoinOption,
+                ] + [.json("one JSON object per event")])
+        case .roomLeave:
+            CommandSpec(
+                operands: ["ROOM"], summary: "Stop joining a room at login.",
+                details: """
+                    Removes ROOM's bookmark, so that listen, presence and chat no longer \
+                    join it.
+                    """)
+        case .roomSend:
+            CommandSpec(
+                operands: ["ROOM", "TEXT..."], summary: "Send a message to everyone in a room.",
+                details: """
+                    Joins ROOM, sends the words of TEXT (or standard input when TEXT is \
+                    '-') to everyone there, waits for the room to pass it on, and leaves.
+                    """,
+                options: Self.nickOption + [.value("--password", "PASSWORD", "The room's password.")])
+        case .roomOccupants:
+            CommandSpec(
+                operands: ["ROOM"], summary: "List who is in a room.",
+                details: """
+                    Joins ROOM, prints one occupant per line (nickname, role, \
+                    affiliation, then the real JID when the room shows it), and leaves.
+                    """,
+                options: Self.nickOption + [
+                    .value("--password", "PASSWORD", "The room's password."), .json("one JSON object per occupant"),
+                ])
+        case .roomInvite:
+            CommandSpec(
+                operands: ["ROOM", "JID"], summary: "Invite someone into a room.",
+                details: """
+                    Asks ROOM to invite JID (XEP-0045 §7.8.2), which needs you to be in \
+                    it, so the command joins it first; with --direct the invitation goes \
+                    straight to JID instead (XEP-0249).
+                    """,
+                options: Self.nickOption + [
+                    .value("--reason", "TEXT", "Words to go with the invitation."),
+                    .flag("--direct", "Send the invitation yourself rather than through the room."),
+                ])
+        case .roomSubject:
+            CommandSpec(
+                operands: ["ROOM", "TEXT..."], summary: "Change a room's subject.",
+                details: "Joins ROOM, sets its subject to the words of TEXT ('-' clears it), and leaves.",
+                options: Self.nickOption)
+        case .roomHistory:
+            CommandSpec(
+                operands: ["ROOM"], summary: "Print a room's messages from the local archive.",
+                details: """
+                    Prints the newest messages of ROOM, oldest first, one per line: time \
+                    (UTC), ROOM/nickname, text. The archive holds what was said while this \
+                    HOME's commands were in the room; with --from-server the newest \
+                    messages are fetched from the room's archive (XEP-0313) first.
+                    """,
+                options: Self.historyOptions(archive: "the room's"))
+        case .roomKick:
+            CommandSpec(
+                operands: ["ROOM", "NICK"], summary: "Kick an occupant out of a room.",
+                details: "Joins ROOM, takes NICK's role away (XEP-0045 §8.2; moderators only), and leaves.",
+                options: Self.nickOption + [.value("--reason", "TEXT", "Why, as NICK is told.")])
+        case .roomBan:
+            CommandSpec(
+                operands: ["ROOM", "JID"], summary: "Ban someone from a room.",
+                details: """
+                    Joins ROOM, makes JID an outcast (XEP-0045 §9.1; admins and owners \
+                    only), which also removes them, and leaves.
+                    """,
+                options: Self.nickOption + [.value("--reason", "TEXT", "Why, as JID is told.")])
         case .recent:
             CommandSpec(
                 operands: [], summary: "List conversations, the most recent first.",
@@ -203,8 +321,28 @@ public enum Command: String, Sendable, CaseIterable {
     /// Whether the command stays online until stopped; `--timeout` then
     /// bounds how long it runs.
     public var runsUntilStopped: Bool {
-        self == .listen || self == .presence || self == .chat
+        self == .listen || self == .presence || self == .chat || self == .roomJoin
     }
+
+    /// The options of `history` and `room history`, which fetch from
+    /// `archive` message archive.
+    private static func historyOptions(archive: String) -> [OptionSpec] {
+        [
+            .flag("--from-server", "Fetch from \(archive) message archive first."),
+            .value("--limit", "N", "How many messages (default 50)."),
+            .value("--before", "TIME", "Only messages before TIME (ISO 8601, e.g. 2026-05-01T12:00:00Z)."),
+            .json("one JSON object per message"),
+        ]
+    }
+
+    /// `--nick`, which room commands join with.
+    private static let nickOption: [OptionSpec] = [
+        .value("--nick", "NICK", "Your nickname in the room (default: the bookmark's, else your username).")
+    ]
+
+    /// `--autojoin`, bookmarking a room to join at login.
+    private static let autojoinOption = OptionSpec.flag(
+        "--autojoin", "Bookmark the room so that listen, presence and chat join it.")
 }
 
 /// What a command takes and does.

@@ -61,13 +61,14 @@ public enum CommandLineParser {
             throw .usage("no command given; see 'swiftlet --help'")
         }
         let command: Command
-        if first == Command.rosterGroup {
+        if Command.groups.contains(first) {
             guard words.count > 1 else {
-                if wantsHelp { return .help(Help.roster) }
-                throw .usage("roster needs an action: list, add, remove, accept or reject")
+                if wantsHelp { return .help(Help.group(first)) }
+                let actions = Help.actions(of: first).map { $0.rawValue.dropFirst(first.count + 1) }
+                throw .usage("\(first) needs an action: \(actions.joined(separator: ", "))")
             }
             guard let action = Command(rawValue: "\(first) \(words[1])") else {
-                throw .usage("unknown roster action '\(words[1])'; see 'swiftlet help roster'")
+                throw .usage("unknown \(first) action '\(words[1])'; see 'swiftlet help \(first)'")
             }
             command = action
             words.removeFirst(2)

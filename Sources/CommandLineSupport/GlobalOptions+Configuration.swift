@@ -31,6 +31,8 @@ extension GlobalOptions {
         let timeout = timeout ?? Self.defaultTimeout
         configuration.timeout = runsUntilStopped ? min(timeout, Self.defaultTimeout) : timeout
         configuration.reconnect.isEnabled = runsUntilStopped
+        // Only a command that stays online is seen in the rooms it joins.
+        configuration.joinsBookmarkedRooms = runsUntilStopped
         return configuration
     }
 }

@@ -22,7 +22,8 @@ enum Help {
         \(wrap("""
             Start with 'swiftlet register JID' or 'swiftlet login JID'; later commands \
             use the saved login of --account, or of the account logged in last. Only \
-            listen, presence and chat make you available: the other commands connect \
+            listen, presence, chat and room join make you available (and join the \
+            rooms bookmarked with autojoin): the other commands connect \
             unseen, and messages sent to you wait on the server for the next listen \
             or chat.
             """))
@@ -38,16 +39,20 @@ enum Help {
         """
     }
 
-    /// The help of the roster's actions together.
-    static var roster: String {
-        let actions = Command.allCases.filter { $0.rawValue.hasPrefix(Command.rosterGroup + " ") }
-        return """
-            Usage: swiftlet roster ACTION [OPTIONS] [OPERANDS]
+    /// The commands of `group` (such as `roster`), in order.
+    static func actions(of group: String) -> [Command] {
+        Command.allCases.filter { $0.rawValue.hasPrefix(group + " ") }
+    }
 
-            \(table(actions.map { (usage(of: $0), $0.spec.summary) }))
+    /// The help of a group's actions together.
+    static func group(_ group: String) -> String {
+        """
+        Usage: swiftlet \(group) ACTION [OPTIONS] [OPERANDS]
 
-            See 'swiftlet help roster ACTION' for an action's options.
-            """
+        \(table(actions(of: group).map { (usage(of: $0), $0.spec.summary) }))
+
+        See 'swiftlet help \(group) ACTION' for an action's options.
+        """
     }
 
     /// The help of one command.

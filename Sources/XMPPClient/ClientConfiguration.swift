@@ -50,6 +50,10 @@ public struct ClientConfiguration: Sendable {
     /// Whether to catch the local archive up with the server's message
     /// archive (XEP-0313) after each login.
     public var syncsHistory = true
+    /// Whether to join, at each login, the rooms bookmarked with autojoin
+    /// (XEP-0402); a client that connects only to do one thing and leave
+    /// turns it off, so as not to appear in rooms.
+    public var joinsBookmarkedRooms = true
     /// The longest wait for any one answer from the server.
     public var timeout: Duration = .seconds(15)
     /// How long the connection may be silent before the client pings the

@@ -122,4 +122,7 @@ public enum ClientEvent: Sendable, Hashable {
     /// A contact approved (`true`) or denied or revoked (`false`) our
     /// subscription to their presence.
     case subscriptionAnswer(from: JID, approved: Bool)
+    /// Something happened in a room, or someone invites us into one
+    /// (XEP-0045).
+    case room(RoomEvent)
 }

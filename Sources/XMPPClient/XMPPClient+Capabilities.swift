@@ -3,7 +3,8 @@ import XMPPCore
 /// XEP-0115 Entity Capabilities of the client kit: its disco#info (XEP-0030),
 /// announced in available presence by a hash and answered to whoever asks.
 /// The server's PEP service reads it (XEP-0163 §4.2) to send only the
-/// notifications we want: contacts' avatar metadata (XEP-0084).
+/// notifications we want: contacts' avatar metadata (XEP-0084) and our own
+/// room bookmarks (XEP-0402).
 extension XMPPClient {
     /// The URI naming this software in `<c/>` (the project has no website;
     /// `.invalid` keeps the name from claiming anyone's domain).
@@ -15,7 +16,10 @@ extension XMPPClient {
         query.append(
             Element(
                 "identity", namespace: NS.discoInfo, attributes: ["category": "client", "type": "pc", "name": "Swiftlet"]))
-        for feature in [NS.caps, NS.discoInfo, NS.ping, NS.avatarMetadata + "+notify"] {
+        for feature in [
+            NS.caps, NS.discoInfo, NS.ping, NS.avatarMetadata + "+notify", NS.muc, NS.conferenceInvitation,
+            NS.bookmarks + "+notify",
+        ] {
             query.append(Element("feature", namespace: NS.discoInfo, attributes: ["var": feature]))
         }
         return query

@@ -61,7 +61,12 @@ extension XMPPClient {
                     error: .stanzaError(error?.condition ?? .undefinedCondition, text: error?.text)))
             return
         }
-        if await handleCarbon(message) || handleArchiveResult(message) || handleAvatarMetadata(message) { return }
+        if await handleCarbon(message) || handleArchiveResult(message) || handleAvatarMetadata(message)
+            || handleBookmarksNotification(message)
+        {
+            return
+        }
+        if await handleRoomMessage(message) { return }
         await handleChat(message, sentByUs: false)
     }
 
@@ -77,13 +82,10 @@ extension XMPPClient {
         if received.type == .chat || received.type == .normal {
             let contact = sentByUs ? message.to?.bare : from.bare
             guard let contact else { return }
-            let serverID = message.element.elements.first {
-                $0.name == "stanza-id" && $0.namespace == NS.stanzaID && $0[attribute: "by"] == account.description
-            }?[attribute: "id"]
             let isNew = await archive(
                 ArchivedMessage(
                     account: account, contact: contact, body: body, timestamp: received.timestamp,
-                    isOutgoing: sentByUs, id: received.id, serverID: serverID))
+                    isOutgoing: sentByUs, id: received.id, serverID: Self.serverID(of: message, by: account)))
             guard isNew else { return }
         }
         broadcaster.publish(.message(received))
@@ -97,15 +99,31 @@ extension XMPPClient {
     /// trusted stamps the last counts, since a server appends its own after
     /// whatever the sender put in.
     func trustedDelayStamp(of message: Message, sentByUs: Bool) -> Date? {
-        let trusted = message.element.elements.last { delay in
-            guard delay.name == "delay", delay.namespace == NS.delay,
-                let from = delay[attribute: "from"].flatMap({ try? JID($0) })
-            else { return false }
+        Self.delayStamp(of: message) { from in
             let isOurServer = from.localpart == nil && from.resourcepart == nil
                 && from.domainpart == account.domainpart
             return isOurServer || (sentByUs && from.bare == account)
         }
-        return trusted?[attribute: "stamp"].flatMap(Self.parseStamp)
+    }
+
+    /// The stamp of the last XEP-0203 delay on `message` whose `from` is
+    /// `trusted`.
+    static func delayStamp(of message: Message, from trusted: (JID) -> Bool) -> Date? {
+        let delay = message.element.elements.last { delay in
+            guard delay.name == "delay", delay.namespace == NS.delay,
+                let from = delay[attribute: "from"].flatMap({ try? JID($0) })
+            else { return false }
+            return trusted(from)
+        }
+        return delay?[attribute: "stamp"].flatMap(parseStamp)
+    }
+
+    /// The id that `archive` (our account, or a room) gave `message` in its
+    /// `<stanza-id/>` (XEP-0359), if any.
+    static func serverID(of message: Message, by archive: JID) -> String? {
+        message.element.elements.first {
+            $0.name == "stanza-id" && $0.namespace == NS.stanzaID && $0[attribute: "by"] == archive.description
+        }?[attribute: "id"]
     }
 
     /// Archives `message`; false when it was already there (a duplicate).

@@ -12,6 +12,7 @@ extension XMPPClient {
         presence.element[attribute: "xml:lang"] = nil
         ownPresence = presence
         send(stamped(presence).element)
+        if presence.type == .available { sendPresenceToRooms() }
     }
 
     /// The available resources of `jid` (a bare JID), highest priority first.
@@ -20,7 +21,7 @@ extension XMPPClient {
     }
 
     func handle(_ presence: Presence) {
-        guard let from = presence.from else { return }
+        guard let from = presence.from, !handleRoomPresence(presence) else { return }
         switch presence.type {
         case .available, .unavailable:
             let available = presence.type == .available

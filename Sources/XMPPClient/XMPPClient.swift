@@ -39,8 +39,15 @@ public actor XMPPClient {
     var avatarHashes: [JID: String] = [:]
     /// The server's HTTP upload service, once found (XEP-0363).
     var uploadServiceJID: JID?
-    /// Results of our archive queries in flight, by query id (XEP-0313).
-    var archiveResults: [String: [ArchivedMessage]] = [:]
+    /// Our archive queries in flight, with their results so far, by query
+    /// id (XEP-0313).
+    var archiveQueries: [String: ArchiveQuery] = [:]
+    /// The rooms we are in or joining, by bare JID (XEP-0045); joined
+    /// again in each new session.
+    var rooms: [JID: JoinedRoom] = [:]
+    /// Joins, nickname changes and exits waiting for their room's answer,
+    /// by the room's bare JID.
+    var roomWaiters: [JID: RoomWaiter] = [:]
     /// XEP-0198 counters and unacknowledged stanzas; kept after a drop so
     /// the session can be resumed, cleared by `disconnect`.
     var streamManagement: StreamManagementState<Element>?
@@ -124,9 +131,12 @@ public actor XMPPClient {
     }
 
     /// Ends the session politely (unavailable presence, closing tag) and
-    /// stops reconnecting. Safe to call in any state.
+    /// stops reconnecting; that leaves every room, which a later
+    /// ``connect()`` does not join again (only those bookmarked for
+    /// autojoin). Safe to call in any state.
     public func disconnect() async {
         wantsConnection = false
+        rooms.removeAll()
         let handled = streamManagement?.handledInbound
         streamManagement = nil
         reconnectTask?.cancel()
@@ -206,6 +216,8 @@ public actor XMPPClient {
             transport.setReadTimeout(configuration.keepaliveInterval + configuration.timeout)
             connection?.keepaliveTask = Task { await self.keepalive(generation: current) }
             setState(.connected(jid))
+            // A resumed session is still in its rooms; a new one is not.
+            if resumed == nil { await enterRooms() }
             // Messages this device missed (sent from another one, or while
             // it was away) come from the server's archive, when it has one.
             if resumed == nil, configuration.syncsHistory { _ = try? await syncHistory() }
@@ -311,6 +323,7 @@ public actor XMPPClient {
         connection = nil
         presences.removeAll()
         for id in Array(pending.keys) { finishRequest(id, with: .failure(.notConnected)) }
+        for room in Array(roomWaiters.keys) { finishRoomWait(room, with: .failure(.notConnected)) }
         let retryable: Bool =
             switch error {
             case .streamError(.conflict, _), .notAuthorized, .streamError(.notAuthorized, _): false
@@ -319,6 +332,8 @@ public actor XMPPClient {
         guard wantsConnection, configuration.reconnect.isEnabled, retryable else {
             wantsConnection = false
             streamManagement = nil
+            // Out of every room until the next session joins them again.
+            for room in Array(rooms.keys) { rooms[room] = rooms[room]?.forRejoining }
             setState(.disconnected(error))
             return
         }

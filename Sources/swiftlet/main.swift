@@ -51,5 +51,16 @@ func run(_ invocation: Invocation) async throws {
     case .block: try await ProfileCommands.block(context)
     case .unblock: try await ProfileCommands.unblock(context)
     case .blocklist: try await ProfileCommands.blocklist(context)
+    case .roomList: try await RoomCommands.list(context)
+    case .roomCreate: try await RoomCommands.create(context)
+    case .roomJoin: try await RoomCommands.join(context)
+    case .roomLeave: try await RoomCommands.leave(context)
+    case .roomSend: try await RoomCommands.send(context)
+    case .roomOccupants: try await RoomCommands.occupants(context)
+    case .roomInvite: try await RoomCommands.invite(context)
+    case .roomSubject: try await RoomCommands.subject(context)
+    case .roomHistory: try await ArchiveCommands.roomHistory(context)
+    case .roomKick: try await RoomCommands.kick(context)
+    case .roomBan: try await RoomCommands.ban(context)
     }
 }

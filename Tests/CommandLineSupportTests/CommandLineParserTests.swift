@@ -56,6 +56,28 @@ import XMPPCore
         }
     }
 
+    @Test func roomAloneWithHelpListsItsActions() throws {
+        guard case .help(let text) = try CommandLineParser.parse(["room", "--help"]) else {
+            Issue.record("no room help")
+            return
+        }
+        for action in ["list", "create ROOM", "join ROOM", "send ROOM TEXT...", "kick ROOM NICK", "ban ROOM JID"] {
+            #expect(text.contains("room \(action)"))
+        }
+        #expect(failure(["room"])?.message.hasPrefix("room needs an action: list, create, join") == true)
+    }
+
+    @Test func roomCommandsTakeTheirOptions() throws {
+        let create = try invocation(["room", "create", "lounge@conference.example.com", "--persistent", "--nick", "al"])
+        #expect(create.command == .roomCreate)
+        #expect(create.flag("--persistent"))
+        #expect(create.value("--nick") == "al")
+        let send = try invocation(["room", "send", "lounge@conference.example.com", "hello", "all"])
+        #expect(send.operands == ["lounge@conference.example.com", "hello", "all"])
+        #expect(Command.roomJoin.runsUntilStopped)
+        #expect(!Command.roomSend.runsUntilStopped)
+    }
+
     @Test func versionWinsAnywhere() throws {
         guard case .version = try CommandLineParser.parse(["send", "--version"]) else {
             Issue.record("--version was not seen")
@@ -65,7 +87,8 @@ import XMPPCore
 
     @Test func usageMistakesExitWith64() {
         let mistakes: [[String]] = [
-            [], ["bogus"], ["roster"], ["roster", "bogus"], ["send", "bob@example.com"], ["login"],
+            [], ["bogus"], ["roster"], ["roster", "bogus"], ["room"], ["room", "bogus"], ["room", "kick", "r@x"],
+            ["room", "history", "r@x", "--persistent"], ["send", "bob@example.com"], ["login"],
             ["login", "a@example.com", "extra"], ["listen", "--frobnicate"], ["listen", "-x"],
             ["send", "--name", "Bob", "bob@example.com", "hi"], ["listen", "--count"], ["listen", "--json=yes"],
             ["recent", "--json", "--json"], ["recent", "--timeout", "soon"], ["recent", "--timeout", "0"],

@@ -26,6 +26,7 @@ import XMPPCore
         #expect(configuration.storePath == "/a.sqlite")
         #expect(configuration.timeout == GlobalOptions.defaultTimeout)
         #expect(!configuration.reconnect.isEnabled)
+        #expect(!configuration.joinsBookmarkedRooms, "a one-shot command stays out of bookmarked rooms")
     }
 
     @Test func theSavedServerAndPolicyApplyUnlessOverridden() {
@@ -57,6 +58,7 @@ import XMPPCore
             for: alice, secret: .password("pw"), saved: nil, storePath: nil, runsUntilStopped: true)
         #expect(listening.timeout == GlobalOptions.defaultTimeout)
         #expect(listening.reconnect.isEnabled)
+        #expect(listening.joinsBookmarkedRooms)
         options.timeout = .seconds(2)
         #expect(
             options.configuration(for: alice, secret: .password("pw"), saved: nil, storePath: nil, runsUntilStopped: true)

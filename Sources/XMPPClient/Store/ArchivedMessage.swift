@@ -26,6 +26,9 @@ public struct ArchivedMessage: Sendable, Hashable {
     public let serverID: String?
     /// Whether the user has seen the message; always `true` for an outgoing one.
     public let isRead: Bool
+    /// For a message in a room (whose bare JID is `contact`), the sender's
+    /// nickname there; `nil` for a one-to-one message.
+    public let nick: String?
 
     /// Creates a message.
     ///
@@ -39,9 +42,10 @@ public struct ArchivedMessage: Sendable, Hashable {
     ///   - serverID: The XEP-0359 stanza-id given by the account's server.
     ///   - isRead: Whether the user has seen it; ignored (`true`) for an
     ///     outgoing message.
+    ///   - nick: The sender's nickname, for a message in the room `contact`.
     public init(
         account: JID, contact: JID, body: String, timestamp: Date, isOutgoing: Bool,
-        id: String, serverID: String? = nil, isRead: Bool = false
+        id: String, serverID: String? = nil, isRead: Bool = false, nick: String? = nil
     ) {
         self.account = account.bare
         self.contact = contact.bare
@@ -51,6 +55,7 @@ public struct ArchivedMessage: Sendable, Hashable {
         self.id = id
         self.serverID = serverID
         self.isRead = isOutgoing || isRead
+        self.nick = nick
     }
 
     /// `date` as whole milliseconds since 1970-01-01 00:00 UTC, rounded to

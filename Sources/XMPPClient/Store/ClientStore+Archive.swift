@@ -74,8 +74,9 @@ extension ClientStore {
         try await queue.perform { try $0.recentConversations(account: account, limit: limit) }
     }
 
-    /// The server's archive id (XEP-0359) of the newest message that has
-    /// one: where the next catch-up from the server's archive starts.
+    /// The server's archive id (XEP-0359) of the newest one-to-one message
+    /// that has one: where the next catch-up from the account's archive
+    /// starts (a room's messages carry ids of the room's archive).
     ///
     /// - Throws: `DatabaseError`.
     public func latestServerID(account: JID) async throws -> String? {
@@ -131,6 +132,12 @@ extension ClientStore.Tables {
             """)
     }
 
+    /// Gives messages the sender's nickname, for those in a room
+    /// (migration `0004-room-messages`).
+    static func addRoomNicknames(_ database: Database) throws {
+        try database.execute("ALTER TABLE messages ADD COLUMN nick TEXT")
+    }
+
     /// `ClientStore.record(_:)`'s SQL, on the store's thread.
     func record(_ message: ArchivedMessage) throws -> Bool {
         try database.transaction {
@@ -140,12 +147,12 @@ extension ClientStore.Tables {
             try run(
                 """
                 INSERT INTO messages
-                    (account_id, contact, outgoing, stanza_id, server_id, body, timestamp, read)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    (account_id, contact, outgoing, stanza_id, server_id, body, timestamp, read, nick)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
                 """,
                 accountID, contact, Self.integer(message.isOutgoing), message.id,
-                message.serverID, message.body, timestamp, Self.integer(message.isRead))
+                message.serverID, message.body, timestamp, Self.integer(message.isRead), message.nick)
             guard database.changes > 0 else { return false }
             // The new row has the highest id, so it is the latest of its
             // conversation unless an older-stamped message came late.
@@ -210,7 +217,7 @@ extension ClientStore.Tables {
         guard let accountID = try accountID(of: account) else { return nil }
         return try database.withCachedStatement(
             """
-            SELECT server_id FROM messages WHERE account_id = ? AND server_id IS NOT NULL
+            SELECT server_id FROM messages WHERE account_id = ? AND server_id IS NOT NULL AND nick IS NULL
             ORDER BY timestamp DESC, id DESC LIMIT 1
             """
         ) { statement in
@@ -293,9 +300,9 @@ extension ClientStore.Tables {
 
     /// The columns `message(from:account:)` reads, from table alias `m`.
     static let messageColumns =
-        "m.contact, m.outgoing, m.stanza_id, m.server_id, m.body, m.timestamp, m.read"
+        "m.contact, m.outgoing, m.stanza_id, m.server_id, m.body, m.timestamp, m.read, m.nick"
     /// How many columns `messageColumns` names.
-    static let messageColumnCount = 7
+    static let messageColumnCount = 8
 
     /// Reads a message from the first `messageColumns` of the current row.
     ///
@@ -310,6 +317,6 @@ extension ClientStore.Tables {
             account: account, contact: try jid(at: 0, of: statement), body: body,
             timestamp: ArchivedMessage.date(milliseconds: statement.int64(at: 5)),
             isOutgoing: statement.int(at: 1) != 0, id: id, serverID: statement.string(at: 3),
-            isRead: statement.int(at: 6) != 0)
+            isRead: statement.int(at: 6) != 0, nick: statement.string(at: 7))
     }
 }

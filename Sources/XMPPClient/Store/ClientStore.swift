@@ -81,6 +81,7 @@ extension ClientStore.Tables {
         }
         migrator.register("0002-archive", migrate: createArchive)
         migrator.register("0003-roster", migrate: createRosterCache)
+        migrator.register("0004-room-messages", migrate: addRoomNicknames)
         return migrator
     }
 

@@ -2,12 +2,28 @@ import CommandLineSupport
 import XMPPClient
 import XMPPCore
 
-/// `history` and `recent`: the local archive (which `history --from-server`
-/// first fills from the server's).
+/// `history`, `room history` and `recent`: the local archive (which
+/// `--from-server` first fills from the server's or the room's).
 enum ArchiveCommands {
     /// `history JID [--from-server] [--limit N] [--before TIME] [--json]`: the newest
     /// messages with JID, oldest first; marks the conversation read.
     static func history(_ context: Context) async throws {
+        try await conversation(context) { try await $0.serverHistory(with: $1, limit: $2) }
+    }
+
+    /// `room history ROOM [--from-server] [--limit N] [--before TIME] [--json]`:
+    /// the newest messages of ROOM, oldest first, the room's archive
+    /// fetched with `--from-server`; marks them read.
+    static func roomHistory(_ context: Context) async throws {
+        try await conversation(context) { try await $0.roomHistory(of: $1, limit: $2) }
+    }
+
+    /// Prints the conversation with the operand's bare JID from the local
+    /// archive, which `fetch` (the page of the server's archive for the
+    /// JID and the limit) fills first with `--from-server`.
+    private static func conversation(
+        _ context: Context, fetch: @escaping @Sendable (XMPPClient, JID, Int) async throws -> [ArchivedMessage]
+    ) async throws {
         let invocation = context.invocation
         let contact = try invocation.jid(at: 0).bare
         let limit = try invocation.integer("--limit", in: 1...Int.max) ?? 50
@@ -15,7 +31,7 @@ enum ArchiveCommands {
         if invocation.flag("--from-server") {
             // The fetched page lands in the local archive, read below.
             let client = try context.savedClient()
-            _ = try await context.withConnection(client) { try await $0.serverHistory(with: contact, limit: limit) }
+            _ = try await context.withConnection(client) { try await fetch($0, contact, limit) }
         }
         let (account, store) = try await open(context)
         let messages = try await archived {

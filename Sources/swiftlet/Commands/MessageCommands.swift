@@ -9,11 +9,7 @@ enum MessageCommands {
     static func send(_ context: Context) async throws {
         let invocation = context.invocation
         let recipient = try invocation.jid(at: 0)
-        var text = invocation.operands.dropFirst().joined(separator: " ")
-        if text == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            if text.hasSuffix("\n") { text.removeLast() }
-        }
+        let text = messageText(of: invocation)
         guard !text.isEmpty else { throw CommandFailure(.badData, "there is no text to send") }
         let client = try context.savedClient()
         let (id, events) = try await context.withConnection(client) { try await $0.send(text, to: recipient) }
@@ -21,6 +17,17 @@ enum MessageCommands {
             throw CommandFailure(error).prefixed("\(from)")
         }
         Console.progress("sent to \(recipient)")
+    }
+
+    /// The words of the operands after the first, joined by spaces; for
+    /// `-`, standard input without its last newline.
+    static func messageText(of invocation: Invocation) -> String {
+        var text = invocation.operands.dropFirst().joined(separator: " ")
+        if text == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            if text.hasSuffix("\n") { text.removeLast() }
+        }
+        return text
     }
 
     /// `send-file JID PATH [--type TYPE]`: uploads PATH and sends its URL;
@@ -54,41 +61,18 @@ enum MessageCommands {
         let events = client.events()
         try await context.connect(client, presence: Context.ShownPresence(availability: .available))
         Console.progress("chatting with \(recipient); end with /quit or end of input")
-        var stopping = false
-        for await happening in Happening.stream(events: events, deadline: deadline, readsInput: true) {
-            switch happening {
-            case .event(let event):
-                switch event {
-                case .message(let message):
-                    Console.print(event.line)
-                    try? await client.markRead(message.from)
-                case .messageFailed:
-                    Console.print(event.line)
-                case .connectionState(.disconnected(let error)):
-                    guard stopping else { throw error ?? .notConnected }
-                    return
-                case .connectionState:
-                    Console.progress(event.line)
-                default:
-                    continue
-                }
-            case .line(let line):
-                guard !stopping, !line.isEmpty else { continue }
-                guard line != "/quit" else {
-                    stopping = true
-                    await client.disconnect()
-                    continue
-                }
-                do {
-                    try await client.send(line, to: recipient)
-                } catch {
-                    Console.error("not sent: \(error)")
-                }
-            case .endOfInput, .interrupted, .timedOut:
-                guard !stopping else { continue }
-                stopping = true
-                await client.disconnect()
+        try await Conversation.run(client, events: events, deadline: deadline) { event in
+            switch event {
+            case .message(let message):
+                Console.print(event.line)
+                try? await client.markRead(message.from)
+            case .messageFailed:
+                Console.print(event.line)
+            default:
+                break
             }
+        } send: { line in
+            try await client.send(line, to: recipient)
         }
     }
 }

@@ -15,7 +15,9 @@ struct CLITests {
         defer { user.cleanUp() }
         for command in ["register", "login", "passwd", "unregister", "send", "send-file", "chat", "listen", "presence",
             "roster list", "roster add", "roster remove", "roster accept", "roster reject", "history", "recent",
-            "profile", "set-profile", "block", "unblock", "blocklist"]
+            "profile", "set-profile", "block", "unblock", "blocklist", "room list", "room create", "room join",
+            "room leave", "room send", "room occupants", "room invite", "room subject", "room history", "room kick",
+            "room ban"]
         {
             let words = command.split(separator: " ").map(String.init)
             for arguments in [["help"] + words, words + ["--help"]] {
@@ -26,6 +28,7 @@ struct CLITests {
         }
         let help = try user.succeed(["--help"])
         #expect(help.contains("77   not authorized"))
+        #expect(try user.succeed(["help", "room"]).contains("  room occupants ROOM "))
         let bogus = try user.run(["bogus"])
         #expect(bogus.status == 64)
         #expect(bogus.output == "swiftlet: unknown command 'bogus'; see 'swiftlet --help'\n")
@@ -244,6 +247,45 @@ struct CLITests {
             try bobElsewhere.succeed(["login", "bob@localhost"], input: "bob-pw\n")
             let history = try bobElsewhere.succeed(["history", "alice@localhost", "--from-server"])
             #expect(history.hasSuffix(" alice@localhost: \(url)\n"), "\(history)")
+        }
+    }
+
+    @Test("rooms: create, join and chat, send, occupants, subject, history, bookmarks with autojoin, listen")
+    func rooms() async throws {
+        try await withAliceAndBob { _, alice, bob in
+            let room = "lounge@conference.localhost"
+            #expect(try alice.succeed(["room", "create", room, "--autojoin"]) == "created \(room)\n")
+            #expect(try alice.succeed(["room", "list"]) == "\(room)  autojoin  nick alice\n")
+            let listed = try jsonLines(try alice.succeed(["room", "list", "--json"]))
+            #expect(listed.first?["autojoin"] as? Bool == true)
+
+            // Alice stays in the room by listening (autojoin); Bob chats there.
+            let listener = try alice.start([
+                "listen", "--json", "--only", "room-message,room-presence", "--timeout", "15",
+            ])
+            _ = try listener.waitForLine(containing: #""event":"joined""#, timeout: 10)
+            #expect(try alice.succeed(["room", "list", "--service", "conference.localhost"]).hasPrefix(room))
+            let occupants = try bob.succeed(["room", "occupants", room, "--nick", "bobby"])
+            // The room shows each occupant their own real JID.
+            #expect(occupants.hasPrefix("alice  moderator  owner\nbobby  participant  none  bob@localhost/"), "\(occupants)")
+            #expect(occupants.split(separator: "\n").count == 2)
+            try bob.succeed(["room", "send", room, "hello", "room"])
+            let heard = try listener.waitForLine(containing: "hello room", timeout: 10)
+            let message = try #require(try jsonLines(heard).first)
+            #expect(message["type"] as? String == "room-message")
+            #expect(message["nick"] as? String == "bob")
+            let chat = try bob.succeed(["room", "join", room, "--timeout", "10"], input: "from the join\n/quit\n")
+            #expect(chat.contains("room-presence \(room) joined as bob"), "\(chat)")
+            _ = try listener.waitForLine(containing: "from the join", timeout: 10)
+            try bob.succeed(["room", "subject", room, "Friday", "plans"])
+
+            let history = try alice.succeed(["room", "history", room])
+            #expect(history.contains(" \(room)/bob: hello room\n"), "\(history)")
+            #expect(history.hasSuffix(" \(room)/bob: from the join\n"), "\(history)")
+            try alice.succeed(["room", "leave", room])
+            #expect(try alice.succeed(["room", "list"]).isEmpty)
+            let stopped = listener.wait(timeout: 0.1)
+            #expect(stopped.status == 0, "\(stopped.output)")
         }
     }
 }

@@ -101,7 +101,9 @@ final class ProsodyFixture: ClientTestServer {
         component_ports = {}
         http_ports = {}
         https_ports = {}
-        modules_enabled = { "roster", "saslauth", "tls", "disco", "ping", "register", "offline", "posix" }
+        modules_enabled = {
+            "roster", "saslauth", "tls", "disco", "ping", "register", "offline", "posix", "pep", "bookmarks"
+        }
         modules_disabled = { "s2s" }
         authentication = "internal_hashed"
         c2s_require_encryption = false
@@ -110,6 +112,8 @@ final class ProsodyFixture: ClientTestServer {
         min_seconds_between_registrations = 0
         ssl = { certificate = "\(directory)/localhost.crt", key = "\(directory)/localhost.key" }
         VirtualHost "localhost"
+        Component "conference.localhost" "muc"
+            modules_enabled = { "muc_mam" }
         """
     }
 }

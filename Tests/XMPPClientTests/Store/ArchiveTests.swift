@@ -28,6 +28,22 @@ import XMPPCore
         #expect(try await store.conversation(account: People.juliet, contact: People.romeo) == [recorded])
     }
 
+    @Test func roomMessagesKeepTheSendersNicknameAndStayOutOfTheAccountsCatchUp() async throws {
+        let room = try JID("verona@conference.example")
+        let fromRoom = ArchivedMessage(
+            account: People.juliet, contact: room, body: "hear ye", timestamp: date(2), isOutgoing: false,
+            id: "r1", serverID: "room-archive-1", nick: "nurse")
+        let direct = ArchivedMessage(
+            account: People.juliet, contact: People.romeo, body: "hi", timestamp: date(1), isOutgoing: false,
+            id: "d1", serverID: "archive-1")
+        #expect(try await store.record(direct))
+        #expect(try await store.record(fromRoom))
+        #expect(try await store.conversation(account: People.juliet, contact: room) == [fromRoom])
+        #expect(try await store.conversation(account: People.juliet, contact: People.romeo).first?.nick == nil)
+        // The newer room message's id belongs to the room's archive, not the account's.
+        #expect(try await store.latestServerID(account: People.juliet) == "archive-1")
+    }
+
     @Test func timestampsKeepMilliseconds() async throws {
         let stamped = message("a", at: 1_700_000_000_123)
         #expect(stamped.timestamp == Date(timeIntervalSince1970: 1_700_000_000.123))
