@@ -16,11 +16,26 @@ extension XMPPClient {
         let created = try await joinRoom(room, nick: nick, history: .none)
         guard created else { throw .invalidRequest("\(room.bare) already exists") }
         if settings.isEmpty {
-            // An empty submitted form accepts the defaults (§10.1.2).
-            try await ownerRequest(.set, to: room, form: DataForm(type: "submit", fields: []))
+            try await acceptDefaultConfiguration(of: room)
         } else {
             try await configureRoom(room, with: settings)
         }
+    }
+
+    /// Unlocks `room`, which our join just created, with the service's
+    /// defaults: an instant room (§10.1.2), open to others from now on.
+    public func acceptDefaultConfiguration(of room: JID) async throws(XMPPClientError) {
+        try await ownerRequest(.set, to: room, form: Self.instantRoomForm)
+    }
+
+    /// The empty submitted form that accepts a new room's defaults.
+    static let instantRoomForm = DataForm(type: "submit", fields: [])
+
+    /// The request that accepts `room`'s defaults, for a room a rejoin or
+    /// an autojoin created: sent without waiting for its answer.
+    func instantRoomRequest(_ room: JID) -> Element {
+        let query = Element("query", namespace: NS.mucOwner, children: [.element(Self.instantRoomForm.element)])
+        return IQ(type: .set, to: room.bare, id: makeID(), payload: query).element
     }
 
     /// The room's configuration form (§10.2), as the room fills it in now.

@@ -249,6 +249,11 @@ extension XMPPClient {
         let knownBefore = update.isSelf && !state.isJoined ? false : state.occupants[nick] != nil
         apply(update, to: room)
         broadcaster.publish(.room(update.event(knownBefore: knownBefore)))
+        // A rejoin or an autojoin that created the room (no one waits for
+        // it) opens it with the defaults, so that the others may enter.
+        if update.isSelf, update.statusCodes.contains(OccupantPresence.Status.created), roomWaiters[room] == nil {
+            send(instantRoomRequest(room))
+        }
         if update.isSelf { answerRoomWaiter(room, with: update) }
         return true
     }

@@ -24,6 +24,13 @@ public enum Demo {
     /// The demo's group chat room, at the group chat service.
     public static let room = "lobby"
 
+    /// Messages in the room's history when the demo starts: nickname, text.
+    static let roomHistory = [
+        ("Alice", "Welcome to the lobby, the demo's group chat (XEP-0045)."),
+        ("Bob", "Hi all! Joining shows these earlier messages, from the room's archive."),
+        ("Carol", "And the room remembers us: we are members."),
+    ]
+
     /// Why the demo will not start: its password is public, so anyone who
     /// can reach the server could log in as the demo users.
     public struct Refusal: Error, CustomStringConvertible {
@@ -72,13 +79,14 @@ public enum Demo {
                     xml, from: "\(from)@\(domain)/demo", timestamp: now + index, for: to,
                     quota: OfflineQuota(messages: .max))
             }
-            if created.contains("alice"), config.muc.enabled { try seedRoom(stores, config: config) }
+            if created.contains("alice"), config.muc.enabled { try seedRoom(stores, config: config, now: now) }
         }
     }
 
     /// Stores the `lobby` room: persistent, members-only, named "Lobby",
-    /// owned by alice, with bob and carol as members.
-    private static func seedRoom(_ stores: Stores, config: ServerConfig) throws {
+    /// owned by alice, with bob and carol as members, and a few messages in
+    /// its archive, which its history comes from.
+    private static func seedRoom(_ stores: Stores, config: ServerConfig, now: Int) throws {
         let domain = config.domain
         var configuration = MUCRoomConfiguration(maxUsers: config.muc.maxOccupants, historyLength: config.muc.historyLength)
         configuration.name = "Lobby"
@@ -94,6 +102,21 @@ public enum Demo {
         let record = MUCRoomRecord(creator: owner, configuration: configuration, affiliations: affiliations, subject: nil)
         guard let data = record.encoded else { throw MUCRoomRecord.EncodingFailed() }
         try stores.mucRooms.save(StoredMUCRoom(name: room, data: data))
+        let address = "\(room)@\(config.mucService)"
+        let first = try stores.roomArchive.lastSequence() + 1
+        let items = try roomHistory.enumerated().map { index, entry in
+            let (nick, text) = entry
+            var message = Element(
+                "message", namespace: NS.client, attributes: ["type": "groupchat", "from": "\(address)/\(nick)"])
+            message.append(Element("body", namespace: NS.client, children: [.text(text)]))
+            guard let stanza = StoredStanza.serialize(message) else { throw MUCRoomRecord.EncodingFailed() }
+            return RoomArchiveItem(
+                room: address,
+                item: ArchiveItem(
+                    sequence: first + Int64(index), timestamp: now + index,
+                    peer: ArchivePeer(bare: address, resource: nick), stanza: stanza))
+        }
+        try stores.roomArchive.append(items, keepingPerRoom: config.muc.archiveMaxMessages)
     }
 
     /// What the demo prints once it listens: where to connect, how to log
@@ -113,7 +136,10 @@ public enum Demo {
             "Messages are waiting offline for alice and bob.",
         ]
         if config.muc.enabled {
-            lines += ["Group chat: \(room)@\(config.mucService) (alice owns it; bob and carol are members)."]
+            lines += [
+                "Group chat: \(room)@\(config.mucService) (alice owns it; bob and carol are members; "
+                    + "a few messages in its history)."
+            ]
         }
         lines += [
             "",

@@ -8,7 +8,8 @@ Against a running demo server (loopback only), as its demo users:
   3. bob logs in and gets his waiting message; alice sees bob available,
   4. alice sends bob a chat message and bob receives it,
   5. alice and bob enter the demo's members-only room lobby@conference.DOMAIN
-     (XEP-0045), and what bob says there reaches alice.
+     (XEP-0045), alice gets the room's history (three messages the demo
+     left), and what bob says there reaches alice.
 Prints one line per step and exits non-zero on the first failure; every
 wait has a deadline.
 
@@ -114,9 +115,11 @@ async def main():
 
     room = f"lobby@conference.{domain}"
     for client, nick in ((alice, "Alice"), (bob, "Bob")):
-        client.plugin["xep_0045"].join_muc(room, nick)
+        client.plugin["xep_0045"].join_muc(room, nick, maxhistory="10")
         await client.until(lambda: client.subjects >= 1)
     check("alice and bob enter the members-only lobby", True, room)
+    nicks = [nick for nick, _ in alice.room_messages]
+    check("the lobby's history reaches alice", nicks == ["Alice", "Bob", "Carol"], alice.room_messages)
     bob.send_message(mto=room, mbody="Hello, lobby", mtype="groupchat")
     await alice.until(lambda: ("Bob", "Hello, lobby") in alice.room_messages)
     check("what bob says in the lobby reaches alice", True, alice.room_messages)

@@ -59,8 +59,11 @@ enum RoomCommands {
         let events = client.events()
         try await context.connect(client, presence: Context.ShownPresence(availability: .available))
         let nick = try await nick(for: room, context, client)
-        if await client.nick(in: room) == nil {
+        if await client.nick(in: room) == nil,
             try await client.joinRoom(room, nick: nick, password: invocation.value("--password"))
+        {
+            // A room this join created opens with the defaults.
+            try await client.acceptDefaultConfiguration(of: room)
         }
         try await bookmarkIfAsked(room, nick: nick, context, client)
         Console.progress("in \(room) as \(nick); end with /quit or end of input")

@@ -5,8 +5,8 @@ import XMPPTestSupport
 
 /// A persistent room (XEP-0045 `muc#roomconfig_persistentroom`) outlives
 /// its occupants and a restart of the real `swiftletd` on the same data
-/// directory, with its settings, affiliations and subject; a temporary
-/// one does not.
+/// directory, with its settings, affiliations, subject and history (from
+/// its archive); a temporary one does not.
 @Suite(.timeLimit(.minutes(1)))
 struct LiveMUCPersistenceTests {
     @Test func aPersistentRoomComesBackAfterARestart() throws {
@@ -28,6 +28,7 @@ struct LiveMUCPersistenceTests {
         )
         #expect(try romeo.reply(to: "c")[attribute: "type"] == "result")
         try romeo.send("<message to='\(room)' type='groupchat'><subject>Welcome</subject></message>")
+        try romeo.send("<message to='\(room)' type='groupchat'><body>Before the restart</body></message>")
         // The answer comes once the change is stored, and storage writes
         // in order: the subject is stored too.
         try romeo.send(
@@ -44,11 +45,15 @@ struct LiveMUCPersistenceTests {
         try juliet.send("<presence to='\(room)/juliet'><x xmlns='http://jabber.org/protocol/muc'/></presence>")
         var own: Element?
         var subject: String?
+        var history: [String] = []
         while subject == nil {
             let element = try juliet.nextElement()
             if element.name == "presence", element[attribute: "from"] == "\(room)/juliet" { own = element }
-            if element.name == "message" { subject = element.childText("subject") }
+            if element.name == "message", let body = element.childText("body") { history.append(body) }
+            if element.name == "message", element.child("body") == nil { subject = element.childText("subject") }
         }
+        // The history comes back from the room's archive.
+        #expect(history == ["Before the restart"])
         // Juliet is still a member of the members-only room; it needs no
         // configuring again, and it kept its subject and name.
         #expect(own?[attribute: "type"] == nil)

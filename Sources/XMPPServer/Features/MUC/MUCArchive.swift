@@ -96,6 +96,22 @@ final class MUCArchive: Sendable {
         _ = queue.append(count: 0) { _ in Job(room: room.description, change: .erase) }
     }
 
+    /// Fills `room`'s history, after a restart, with the newest messages
+    /// of its archive, as the room sent them (with their stanza ids and a
+    /// delay from the room); run in a storage job.
+    func fillHistory(of room: inout MUCRoom, from stores: Stores) throws {
+        let newest = ArchiveQuery(position: .last, max: room.history.capacity)
+        for item in try stores.roomArchive.query(newest, ofRoom: room.jid.description).items {
+            guard var message = StoredStanza.parse(item.stanza) else { continue }
+            message.append(
+                Element(
+                    "stanza-id", namespace: NS.stanzaID,
+                    attributes: ["id": ids.id(for: item.sequence), "by": room.jid.description]))
+            message.append(.delay(from: room.jid.description, at: item.timestamp))
+            room.history.append(message, received: item.timestamp)
+        }
+    }
+
     /// Queues a flush of what rooms recorded, after the change that did
     /// it; when the disk falls behind, `session` (the sender) waits for
     /// the writes queued so far, so that the waiting jobs cannot grow

@@ -201,6 +201,8 @@ final class MUCRooms: Sendable {
             state.rooms[name] = room
             return
         }
+        // No one can read the archive of a room that is gone.
+        archive.startAfresh(room.jid)
         let remaining = state.created[room.creator, default: 1] - 1
         state.created[room.creator] = remaining > 0 ? remaining : nil
     }

@@ -84,17 +84,21 @@ public struct MultiUserChat: ServerFeature {
     }
 
     /// Keys the occupant ids, starts the room archives, and brings back
-    /// the persistent rooms, in a storage job that (submitted at start)
-    /// runs before any session's, then writes changes.
+    /// the persistent rooms with their history from their archives, in a
+    /// storage job that (submitted at start) runs before any session's,
+    /// then writes changes.
     private func start(_ server: ServerContext) {
         let (rooms, service, log) = (rooms, service, server.log)
         rooms.occupantIDs.configure(secret: server.scramSecret)
         archive.start(server, clock: clock)
         rooms.persistence.attach(to: server)
         server.storage.run(on: server.loop, { stores in
-            rooms.restore(
-                MUCPersistence.restore(
-                    try stores.mucRooms.rooms(), service: service, occupantIDs: rooms.occupantIDs, log: log))
+            var restored = MUCPersistence.restore(
+                try stores.mucRooms.rooms(), service: service, occupantIDs: rooms.occupantIDs, log: log)
+            for index in restored.indices where restored[index].archives {
+                try rooms.archive.fillHistory(of: &restored[index], from: stores)
+            }
+            rooms.restore(restored)
         }) { result in
             if case .failure(let error) = result { log.error("cannot load the persistent rooms: \(error)") }
         }
