@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Swiftlet in a minute: starts swiftletd on a free loopback port with a
 # temporary data directory, then uses the swiftlet CLI as alice and bob:
-# register, become friends, message each other live and offline, read the
-# history. Builds first (debug; the scratch directory is .build unless
+# register, become friends, message each other live and offline, talk in
+# a group chat room, read the history. Builds first (debug; the scratch directory is .build unless
 # SWIFTLET_SCRATCH says otherwise). Everything lives in a temporary
 # directory, removed at the end after the server is stopped; the script
 # exits non-zero as soon as a step fails.
@@ -101,6 +101,13 @@ sed 's/^/  /' "$work/bob.out"
 step "bob is offline: alice's message waits on the server until bob listens again"
 as alice send bob@localhost "See you there."
 as bob listen --json --only message --count 1 --timeout 10
+
+step "A group chat room: alice creates a persistent one and invites bob; he joins and says hello; alice reads the room's archive"
+room=garden@conference.localhost
+as alice room create "$room" --name Garden --persistent
+as alice room invite "$room" bob@localhost --reason "Come to the garden"
+fed bob "Hello, garden!" room join "$room" --timeout 10
+as alice room history "$room" --from-server
 
 step "History and conversations, from each one's local archive"
 as bob recent

@@ -18,7 +18,8 @@ struct ScansionTests {
         "muc_nickname_robotface":
             "Prosody's strict resourceprep of nicknames: it refuses 🤖️ (with U+FE0F) and names the error "
             + "from the prepared nickname",
-        // The generic pubsub service: the group-chat issue.
+        // A generic pubsub service (XEP-0060 outside PEP), which Swiftlet
+        // does not have.
         "pubsub_advanced": "pubsub service", "pubsub_basic": "pubsub service",
         "pubsub_createdelete": "pubsub service", "pubsub_max_items": "pubsub service",
         "pubsub_multi_items": "pubsub service", "pubsub_resend_on_sub": "pubsub service",
