@@ -59,32 +59,43 @@ DEFAULT_SERVERS = ("swiftletd", "prosody", "ejabberd")
 def parse_arguments():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\nUsage")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--swiftletd", required=True, help="the swiftletd binary (a release build)")
-    parser.add_argument("--servers", default=",".join(DEFAULT_SERVERS),
-                        help=f"servers to run, in this order, of: {', '.join(SERVER_NAMES)} (see above)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds over all servers (medians are reported)")
+    add_common_arguments(parser, SERVER_NAMES, DEFAULT_SERVERS, seconds=5, warmup_seconds=1)
     parser.add_argument("--pairs", default="50,200", help="sender/receiver pair counts, ascending")
     parser.add_argument("--window", type=int, default=16, help="messages in flight per pair")
-    parser.add_argument("--seconds", type=float, default=5, help="seconds of sending per measurement")
-    parser.add_argument("--warmup-seconds", type=float, default=1, help="seconds of sending before each")
-    parser.add_argument("--max-messages", type=int, default=1_000_000,
-                        help="messages per measurement at most (sending stops at the first of the two)")
     parser.add_argument("--offline", type=int, default=5000, help="messages stored for the offline user")
+    arguments = parser.parse_args()
+    arguments.pair_counts = [int(count) for count in arguments.pairs.split(",")]
+    check_common_arguments(parser, arguments, SERVER_NAMES)
+    return arguments
+
+
+def add_common_arguments(parser, server_names, default_servers, seconds, warmup_seconds):
+    """The options of every side-by-side benchmark: the binary, servers,
+    rounds, timing, the client's event loop and the report."""
+    parser.add_argument("--swiftletd", required=True, help="the swiftletd binary (a release build)")
+    parser.add_argument("--servers", default=",".join(default_servers),
+                        help=f"servers to run, in this order, of: {', '.join(server_names)} (see above)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds over all servers (medians are reported)")
+    parser.add_argument("--seconds", type=float, default=seconds, help="seconds of sending per measurement")
+    parser.add_argument("--warmup-seconds", type=float, default=warmup_seconds, help="seconds of sending before each")
+    parser.add_argument("--max-messages", type=int, default=1_000_000,
+                        help="messages sent per measurement at most (sending stops at the first of the two)")
     parser.add_argument("--swiftletd-threads", type=int, default=1, help="swiftletd's event loop threads")
     parser.add_argument("--event-loop", choices=("uvloop", "asyncio"), default=None,
                         help="the client's event loop (default: uvloop if installed, else asyncio)")
     parser.add_argument("--revision", default="unknown", help="swiftletd's source revision, for the report")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (server logs)")
-    arguments = parser.parse_args()
-    arguments.pair_counts = [int(count) for count in arguments.pairs.split(",")]
+
+
+def check_common_arguments(parser, arguments, server_names):
+    """Fills in the event loop and the list of servers, or exits."""
     if arguments.event_loop is None:
         arguments.event_loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     arguments.server_names = arguments.servers.split(",")
-    unknown = set(arguments.server_names) - set(SERVER_NAMES)
+    unknown = set(arguments.server_names) - set(server_names)
     if unknown:
         parser.error(f"unknown servers: {', '.join(sorted(unknown))}")
-    return arguments
 
 
 class RoutingSwiftletd(servers.Swiftletd):
@@ -401,9 +412,17 @@ def main():
         sys.exit("routing.py needs Python 3.11 or later (asyncio.timeout)")
     arguments = parse_arguments()
     benchmark.raise_fd_limit(4 * max(arguments.pair_counts) + 1024)
-    workdir = tempfile.mkdtemp(prefix="swiftlet-routing-")
     report = {"machine": benchmark.machine_description(), "versions": {}, "routing": [], "offline": [],
               "skipped": [], "settings": {key: value for key, value in vars(arguments).items()}}
+    run_and_report(run, arguments, report, "swiftlet-routing-", format_tables)
+
+
+def run_and_report(measure, arguments, report, prefix, tables):
+    """Runs `measure(arguments, workdir, report, started)` on the chosen
+    event loop in a fresh temp dir, stops every server it appended to
+    `started` (also on SIGTERM or an error), removes the temp dir unless
+    --keep, then prints `tables(report, arguments)` and writes the JSON."""
+    workdir = tempfile.mkdtemp(prefix=prefix)
     started = []
     try:
         if arguments.event_loop == "uvloop":
@@ -412,7 +431,7 @@ def main():
         else:
             loop_factory = None
         with asyncio.Runner(loop_factory=loop_factory) as runner:
-            runner.run(run(arguments, workdir, report, started))
+            runner.run(measure(arguments, workdir, report, started))
         report["machine"]["load_average_at_end"] = os.getloadavg()
     except asyncio.CancelledError:
         benchmark.log("stopped by SIGTERM")
@@ -424,7 +443,7 @@ def main():
             benchmark.log(f"kept {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
-    print(format_tables(report, arguments))
+    print(tables(report, arguments))
     if arguments.json:
         with open(arguments.json, "w") as output:
             json.dump(report, output, indent=2)
