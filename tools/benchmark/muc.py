@@ -21,7 +21,7 @@ Every message must reach every occupant exactly once (the sender's echo
 included); copies missing or doubled are counted and listed.
 
 Archiving: each room's service discovery is asked for urn:xmpp:mam:2, the
-senders' echoes are searched for a <stanza-id> by the room, and at the end
+copies the senders get are searched for a <stanza-id> by the room, and at the end
 the room's archive is asked for its count (XEP-0313 with RSM).
 The servers to choose from:
   swiftletd            swiftletd's defaults (one-to-one archive on; rooms
@@ -201,7 +201,7 @@ async def measure_room(server, room, occupants, arguments, run_ids):
         "duplicates": run.duplicates, "stale": run.stale, "foreign": run.foreign,
         "losses_by_occupant": {str(index): missing for index, missing in run.losses().items()},
         "warmup_sent": warmup.total_sent, "warmup_lost": warmup.lost, "warmup_duplicates": warmup.duplicates,
-        "room_stanza_ids": run.room_stanza_ids, "sender_echoes": sum(run.sent),
+        "room_stanza_ids": run.room_stanza_ids, "sender_copies": run.sender_copies,
         "reached_max_messages": not run.stopped, "errors": errors - errors_before, "error_sample": sample,
         "sending_s": run.sending_s, "wall_s": wall,
         "sent_per_s": run.total_sent / run.sending_s if run.sending_s else 0.0,
@@ -247,7 +247,7 @@ async def measure_server(server, arguments, round_number, users):
         archive["messages_sent"] = sum(r["sent"] + r["warmup_sent"] for r in results)
         archive["archive_count"] = await muc_load.archived_count(sessions[0], room, REQUEST_TIMEOUT)
         archive["stanza_ids"] = sum(r["room_stanza_ids"] for r in results)
-        archive["echoes"] = sum(r["sender_echoes"] for r in results)
+        archive["sender_copies"] = sum(r["sender_copies"] for r in results)
     finally:
         for session in sessions:
             session.close()
@@ -282,12 +282,12 @@ def archive_summary(report, name):
         return "n/a"
     mam = all("urn:xmpp:mam:2" in row.get("room_features", ()) for row in rows)
     ids = sum(row["stanza_ids"] for row in rows)
-    echoes = sum(row["echoes"] for row in rows)
+    copies = sum(row["sender_copies"] for row in rows)
     counts = [(row["archive_count"], row["messages_sent"]) for row in rows]
     stored = ("no archive query answered" if all(count is None for count, _ in counts) else
               "archive count / sent: " + ", ".join(f"{count}/{sent}" for count, sent in counts))
     return (f"room lists urn:xmpp:mam:2: {'yes' if mam else 'no'}; "
-            f"stanza-id by the room on {ids} of {echoes} echoes; {stored}")
+            f"stanza-id by the room on {ids} of the {copies} copies the senders got; {stored}")
 
 
 def format_tables(report, arguments):

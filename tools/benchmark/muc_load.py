@@ -129,7 +129,9 @@ class MUCRun:
         self.occupant_count = len(occupants)
         self.sent = [0] * len(senders)
         self.total_sent = 0
-        self.received = self.duplicates = self.stale = self.foreign = self.room_stanza_ids = 0
+        self.received = self.duplicates = self.stale = self.foreign = 0
+        # Stanza ids the room put on the copies the senders got (XEP-0359).
+        self.room_stanza_ids = self.sender_copies = 0
         self.per_occupant = [0] * len(occupants)
         self.latencies_ns = []
         self.stopped = False
@@ -187,6 +189,7 @@ class MUCRun:
                 self.per_occupant[index] += arrived
                 self.last_received_ns = now_ns
                 if own_sender is not None:
+                    self.sender_copies += arrived
                     self.room_stanza_ids += len(stanza_id.findall(chunk))
                     if echoed and not self.rate:
                         self._send(own_sender, echoed)
