@@ -40,8 +40,6 @@ Usage: muc.py --swiftletd PATH [options]   (see --help)
 import argparse
 import asyncio
 import os
-import signal
-import sys
 
 import benchmark
 import ejabberd
@@ -257,8 +255,8 @@ async def measure_server(server, arguments, round_number, users):
 
 
 async def run(arguments, workdir, report, started):
-    """Accounts, then the rounds; fills `report`."""
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
+    """Accounts, then the rounds; fills `report`. Servers are appended to
+    `started` as soon as they exist, for the caller to stop."""
     chosen = [server for server in (make_server(name, os.path.join(workdir, name), arguments, report)
                                     for name in arguments.server_names) if server is not None]
     started += chosen
@@ -358,31 +356,17 @@ def format_tables(report, arguments):
                         "server_cpu_us_per_stanza", "loop_cpu_us_per_stanza", "other_threads_cpu_us_per_stanza")}
                     lines.append(f"| {size} | {name} | {m['server_cpu_us_per_stanza']:.2f} | "
                                  f"{m['loop_cpu_us_per_stanza']:.2f} | {m['other_threads_cpu_us_per_stanza']:.2f} |")
-    notes = []
-    for r in report["muc"]:
-        remarks = [text for text, shown in (
-            ("reached --max-messages before the time", r["reached_max_messages"]),
-            (f"{r['lost']} copies lost, by occupant index: {r['losses_by_occupant']}", r["lost"]),
-            (f"{r['warmup_lost']} copies lost in the warm-up", r["warmup_lost"]),
-            (f"{r['duplicates']} duplicate copies", r["duplicates"]),
-            (f"{r['stale']} copies of an earlier run", r["stale"]),
-            (f"first error: {r['error_sample']}", r["error_sample"])) if shown]
-        if remarks:
-            notes.append(f"- {r['server']} round {r['round']}, {r['occupants']} occupants: " + "; ".join(remarks))
-    notes += [f"- skipped: {text}" for text in report["skipped"]]
-    if notes:
-        lines += ["", "Notes:"] + notes
+    lines += routing.notes_section(report, report["muc"], lambda r: (f"{r['occupants']} occupants", [
+        (f"{r['lost']} copies lost, by occupant index: {r['losses_by_occupant']}", r["lost"]),
+        (f"{r['warmup_lost']} copies lost in the warm-up", r["warmup_lost"]),
+        (f"{r['duplicates']} duplicate copies", r["duplicates"]),
+        (f"{r['stale']} copies of an earlier run", r["stale"])]))
     return "\n".join(lines)
 
 
 def main():
-    if sys.version_info < (3, 11):
-        sys.exit("muc.py needs Python 3.11 or later (asyncio.timeout)")
-    arguments = parse_arguments()
-    benchmark.raise_fd_limit(4 * max(arguments.sizes) + 1024)
-    report = {"machine": benchmark.machine_description(), "versions": {}, "muc": [], "archive": [],
-              "skipped": [], "settings": {key: value for key, value in vars(arguments).items()}}
-    routing.run_and_report(run, arguments, report, "swiftlet-muc-", format_tables)
+    routing.benchmark_main("muc", parse_arguments, run, format_tables, lambda arguments: max(arguments.sizes),
+                           ("muc", "archive"))
 
 
 if __name__ == "__main__":

@@ -271,9 +271,7 @@ async def measure_server(server, arguments, round_number):
 
 async def run(arguments, workdir, report, started):
     """Accounts, then the rounds; fills `report`. Servers are appended to
-    `started` as soon as they exist, for the caller to stop. SIGTERM
-    cancels this task, so that every `finally` on the way out runs."""
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
+    `started` as soon as they exist, for the caller to stop."""
     chosen = []
     for name in arguments.server_names:
         directory = os.path.join(workdir, name)
@@ -391,38 +389,52 @@ def format_tables(report, arguments):
                 f"{m['store_cpu_us_per_msg']:.1f} | {m['deliver_cpu_us_per_msg'] or 0:.1f} | "
                 f"{sum(r['lost'] for r in rows)} | {sum(r['duplicates'] for r in rows)} | "
                 f"{sum(r['errors'] for r in rows)} |")
-    notes = []
-    for r in report["routing"] + report["offline"]:
-        remarks = [text for text, shown in (
-            ("reached --max-messages before the time", r.get("reached_max_messages")),
-            (f"{r.get('reordered')} messages overtaken within a pair", r.get("reordered")),
-            (f"{r.get('stale')} messages of an earlier run", r.get("stale")),
-            (f"first error: {r.get('error_sample')}", r.get("error_sample"))) if shown]
-        if remarks:
-            where = f"{r['pairs']} pairs" if "pairs" in r else "offline"
-            notes.append(f"- {r['server']} round {r['round']}, {where}: " + "; ".join(remarks))
-    notes += [f"- skipped: {text}" for text in report["skipped"]]
-    if notes:
-        lines += ["", "Notes:"] + notes
+    lines += notes_section(report, report["routing"] + report["offline"], lambda r: (
+        f"{r['pairs']} pairs" if "pairs" in r else "offline",
+        [(f"{r.get('reordered')} messages overtaken within a pair", r.get("reordered")),
+         (f"{r.get('stale')} messages of an earlier run", r.get("stale"))]))
     return "\n".join(lines)
 
 
+def notes_section(report, rows, remarks_of):
+    """Markdown lines noting, per measurement row, what went amiss:
+    `remarks_of(row)` gives (where, [(text, shown)]); sending cut short by
+    --max-messages and the first error stanza are noted for every row,
+    and the servers skipped at the end."""
+    notes = []
+    for r in rows:
+        where, remarks = remarks_of(r)
+        remarks = [("reached --max-messages before the time", r.get("reached_max_messages"))] + remarks + [
+            (f"first error: {r.get('error_sample')}", r.get("error_sample"))]
+        shown = [text for text, present in remarks if present]
+        if shown:
+            notes.append(f"- {r['server']} round {r['round']}, {where}: " + "; ".join(shown))
+    notes += [f"- skipped: {text}" for text in report["skipped"]]
+    return ["", "Notes:"] + notes if notes else []
+
+
 def main():
+    benchmark_main("routing", parse_arguments, run, format_tables, lambda arguments: 2 * max(arguments.pair_counts),
+                   ("routing", "offline"))
+
+
+def benchmark_main(name, parse, measure, tables, most_sessions, sections):
+    """The main of a side-by-side benchmark: `parse()` the options, open
+    files enough for `most_sessions(arguments)` client sessions on each
+    side, then `measure(arguments, workdir, report, started)` on the
+    chosen event loop in a fresh temp dir, with a list per name in
+    `sections` in the report. Every server `measure` appended to `started`
+    is stopped (also on SIGTERM or an error), the temp dir removed unless
+    --keep; then `tables(report, arguments)` is printed and the JSON
+    written."""
     if sys.version_info < (3, 11):
-        sys.exit("routing.py needs Python 3.11 or later (asyncio.timeout)")
-    arguments = parse_arguments()
-    benchmark.raise_fd_limit(4 * max(arguments.pair_counts) + 1024)
-    report = {"machine": benchmark.machine_description(), "versions": {}, "routing": [], "offline": [],
-              "skipped": [], "settings": {key: value for key, value in vars(arguments).items()}}
-    run_and_report(run, arguments, report, "swiftlet-routing-", format_tables)
-
-
-def run_and_report(measure, arguments, report, prefix, tables):
-    """Runs `measure(arguments, workdir, report, started)` on the chosen
-    event loop in a fresh temp dir, stops every server it appended to
-    `started` (also on SIGTERM or an error), removes the temp dir unless
-    --keep, then prints `tables(report, arguments)` and writes the JSON."""
-    workdir = tempfile.mkdtemp(prefix=prefix)
+        sys.exit(f"{name}.py needs Python 3.11 or later (asyncio.timeout)")
+    arguments = parse()
+    benchmark.raise_fd_limit(2 * most_sessions(arguments) + 1024)
+    report = {"machine": benchmark.machine_description(), "versions": {}, "skipped": [],
+              "settings": {key: value for key, value in vars(arguments).items()}}
+    report.update({section: [] for section in sections})
+    workdir = tempfile.mkdtemp(prefix=f"swiftlet-{name}-")
     started = []
     try:
         if arguments.event_loop == "uvloop":
@@ -431,7 +443,7 @@ def run_and_report(measure, arguments, report, prefix, tables):
         else:
             loop_factory = None
         with asyncio.Runner(loop_factory=loop_factory) as runner:
-            runner.run(measure(arguments, workdir, report, started))
+            runner.run(_stop_on_sigterm(measure(arguments, workdir, report, started)))
         report["machine"]["load_average_at_end"] = os.getloadavg()
     except asyncio.CancelledError:
         benchmark.log("stopped by SIGTERM")
@@ -447,6 +459,13 @@ def run_and_report(measure, arguments, report, prefix, tables):
     if arguments.json:
         with open(arguments.json, "w") as output:
             json.dump(report, output, indent=2)
+
+
+async def _stop_on_sigterm(coroutine):
+    """Runs `coroutine` so that SIGTERM cancels it and every `finally` on
+    the way out runs."""
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
+    return await coroutine
 
 
 if __name__ == "__main__":
