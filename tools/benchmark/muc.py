@@ -291,18 +291,14 @@ def archive_summary(report, name):
 def format_tables(report, arguments):
     """Medians per server and room size as Markdown, with swiftletd's
     ratios to the others."""
-    machine, names = report["machine"], [name for name in SERVER_NAMES if name in report["versions"]]
+    names = [name for name in SERVER_NAMES if name in report["versions"]]
     load = (f"{arguments.rate:g} messages/s per sender (open loop)" if arguments.rate
             else f"window {arguments.window} per sender (closed loop on the echo)")
-    lines = [
-        "; ".join(report["versions"][name] for name in names) + f"; swiftletd revision {arguments.revision}",
-        f"{machine['date']}; {machine['nproc']} CPUs ({machine['cpu']}); kernel {machine['kernel']}; "
-        f"load average {machine['load_average_at_start'][0]:.1f} at start, "
-        f"{machine.get('load_average_at_end', [0])[0]:.1f} at end",
+    lines = routing.report_header(report, names, arguments, (
         f"No TLS; one room; {arguments.senders} senders, {load}; {arguments.seconds:g} s of sending per "
         f"cell after {arguments.warmup_seconds:g} s of warm-up; swiftletd threads: {arguments.swiftletd_threads}; "
         f"medians of {arguments.rounds} rounds (min-max of delivered/s in brackets); "
-        f"client event loop: {arguments.event_loop}",
+        f"client event loop: {arguments.event_loop}")) + [
         "",
         "| occupants | server | delivered/s | sent/s | server CPU µs/delivered | p50 ms | p99 ms "
         "| RSS KiB/occupant | server CPU | client CPU | lost | dup | error stanzas |",

@@ -311,19 +311,27 @@ def ratio(ours, theirs):
     return f"{ours / theirs:.2f}x" if ours and theirs else "n/a"
 
 
-def format_tables(report, arguments):
-    """Medians per server as Markdown, with swiftletd's ratios to the others."""
-    machine, names = report["machine"], [name for name in SERVER_NAMES if name in report["versions"]]
-    lines = [
+def report_header(report, names, arguments, settings):
+    """The first lines of a report: versions, machine, `settings`."""
+    machine = report["machine"]
+    return [
         "; ".join(report["versions"][name] for name in names) + f"; swiftletd revision {arguments.revision}",
         f"{machine['date']}; {machine['nproc']} CPUs ({machine['cpu']}); kernel {machine['kernel']}; "
         f"load average {machine['load_average_at_start'][0]:.1f} at start, "
         f"{machine.get('load_average_at_end', [0])[0]:.1f} at end",
+        settings,
+    ]
+
+
+def format_tables(report, arguments):
+    """Medians per server as Markdown, with swiftletd's ratios to the others."""
+    names = [name for name in SERVER_NAMES if name in report["versions"]]
+    lines = report_header(report, names, arguments, (
         f"No TLS; chat messages to bare JIDs; window {arguments.window} per pair; {arguments.seconds:g} s of "
         f"sending per cell after {arguments.warmup_seconds:g} s of warm-up; swiftletd threads: "
         f"{arguments.swiftletd_threads}; "
         f"medians of {arguments.rounds} rounds (min-max of messages/s in brackets); "
-        f"client event loop: {arguments.event_loop}",
+        f"client event loop: {arguments.event_loop}")) + [
         "",
         "| pairs | server | msgs/s | p50 ms | p99 ms | server CPU µs/msg | server CPU | client CPU "
         "| lost | dup | misrouted | error stanzas |",
