@@ -59,32 +59,43 @@ DEFAULT_SERVERS = ("swiftletd", "prosody", "ejabberd")
 def parse_arguments():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\nUsage")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--swiftletd", required=True, help="the swiftletd binary (a release build)")
-    parser.add_argument("--servers", default=",".join(DEFAULT_SERVERS),
-                        help=f"servers to run, in this order, of: {', '.join(SERVER_NAMES)} (see above)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds over all servers (medians are reported)")
+    add_common_arguments(parser, SERVER_NAMES, DEFAULT_SERVERS, seconds=5, warmup_seconds=1)
     parser.add_argument("--pairs", default="50,200", help="sender/receiver pair counts, ascending")
     parser.add_argument("--window", type=int, default=16, help="messages in flight per pair")
-    parser.add_argument("--seconds", type=float, default=5, help="seconds of sending per measurement")
-    parser.add_argument("--warmup-seconds", type=float, default=1, help="seconds of sending before each")
-    parser.add_argument("--max-messages", type=int, default=1_000_000,
-                        help="messages per measurement at most (sending stops at the first of the two)")
     parser.add_argument("--offline", type=int, default=5000, help="messages stored for the offline user")
+    arguments = parser.parse_args()
+    arguments.pair_counts = [int(count) for count in arguments.pairs.split(",")]
+    check_common_arguments(parser, arguments, SERVER_NAMES)
+    return arguments
+
+
+def add_common_arguments(parser, server_names, default_servers, seconds, warmup_seconds):
+    """The options of every side-by-side benchmark: the binary, servers,
+    rounds, timing, the client's event loop and the report."""
+    parser.add_argument("--swiftletd", required=True, help="the swiftletd binary (a release build)")
+    parser.add_argument("--servers", default=",".join(default_servers),
+                        help=f"servers to run, in this order, of: {', '.join(server_names)} (see above)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds over all servers (medians are reported)")
+    parser.add_argument("--seconds", type=float, default=seconds, help="seconds of sending per measurement")
+    parser.add_argument("--warmup-seconds", type=float, default=warmup_seconds, help="seconds of sending before each")
+    parser.add_argument("--max-messages", type=int, default=1_000_000,
+                        help="messages sent per measurement at most (sending stops at the first of the two)")
     parser.add_argument("--swiftletd-threads", type=int, default=1, help="swiftletd's event loop threads")
     parser.add_argument("--event-loop", choices=("uvloop", "asyncio"), default=None,
                         help="the client's event loop (default: uvloop if installed, else asyncio)")
     parser.add_argument("--revision", default="unknown", help="swiftletd's source revision, for the report")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (server logs)")
-    arguments = parser.parse_args()
-    arguments.pair_counts = [int(count) for count in arguments.pairs.split(",")]
+
+
+def check_common_arguments(parser, arguments, server_names):
+    """Fills in the event loop and the list of servers, or exits."""
     if arguments.event_loop is None:
         arguments.event_loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     arguments.server_names = arguments.servers.split(",")
-    unknown = set(arguments.server_names) - set(SERVER_NAMES)
+    unknown = set(arguments.server_names) - set(server_names)
     if unknown:
         parser.error(f"unknown servers: {', '.join(sorted(unknown))}")
-    return arguments
 
 
 class RoutingSwiftletd(servers.Swiftletd):
@@ -260,9 +271,7 @@ async def measure_server(server, arguments, round_number):
 
 async def run(arguments, workdir, report, started):
     """Accounts, then the rounds; fills `report`. Servers are appended to
-    `started` as soon as they exist, for the caller to stop. SIGTERM
-    cancels this task, so that every `finally` on the way out runs."""
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
+    `started` as soon as they exist, for the caller to stop."""
     chosen = []
     for name in arguments.server_names:
         directory = os.path.join(workdir, name)
@@ -302,19 +311,27 @@ def ratio(ours, theirs):
     return f"{ours / theirs:.2f}x" if ours and theirs else "n/a"
 
 
-def format_tables(report, arguments):
-    """Medians per server as Markdown, with swiftletd's ratios to the others."""
-    machine, names = report["machine"], [name for name in SERVER_NAMES if name in report["versions"]]
-    lines = [
+def report_header(report, names, arguments, settings):
+    """The first lines of a report: versions, machine, `settings`."""
+    machine = report["machine"]
+    return [
         "; ".join(report["versions"][name] for name in names) + f"; swiftletd revision {arguments.revision}",
         f"{machine['date']}; {machine['nproc']} CPUs ({machine['cpu']}); kernel {machine['kernel']}; "
         f"load average {machine['load_average_at_start'][0]:.1f} at start, "
         f"{machine.get('load_average_at_end', [0])[0]:.1f} at end",
+        settings,
+    ]
+
+
+def format_tables(report, arguments):
+    """Medians per server as Markdown, with swiftletd's ratios to the others."""
+    names = [name for name in SERVER_NAMES if name in report["versions"]]
+    lines = report_header(report, names, arguments, (
         f"No TLS; chat messages to bare JIDs; window {arguments.window} per pair; {arguments.seconds:g} s of "
         f"sending per cell after {arguments.warmup_seconds:g} s of warm-up; swiftletd threads: "
         f"{arguments.swiftletd_threads}; "
         f"medians of {arguments.rounds} rounds (min-max of messages/s in brackets); "
-        f"client event loop: {arguments.event_loop}",
+        f"client event loop: {arguments.event_loop}")) + [
         "",
         "| pairs | server | msgs/s | p50 ms | p99 ms | server CPU µs/msg | server CPU | client CPU "
         "| lost | dup | misrouted | error stanzas |",
@@ -380,30 +397,52 @@ def format_tables(report, arguments):
                 f"{m['store_cpu_us_per_msg']:.1f} | {m['deliver_cpu_us_per_msg'] or 0:.1f} | "
                 f"{sum(r['lost'] for r in rows)} | {sum(r['duplicates'] for r in rows)} | "
                 f"{sum(r['errors'] for r in rows)} |")
-    notes = []
-    for r in report["routing"] + report["offline"]:
-        remarks = [text for text, shown in (
-            ("reached --max-messages before the time", r.get("reached_max_messages")),
-            (f"{r.get('reordered')} messages overtaken within a pair", r.get("reordered")),
-            (f"{r.get('stale')} messages of an earlier run", r.get("stale")),
-            (f"first error: {r.get('error_sample')}", r.get("error_sample"))) if shown]
-        if remarks:
-            where = f"{r['pairs']} pairs" if "pairs" in r else "offline"
-            notes.append(f"- {r['server']} round {r['round']}, {where}: " + "; ".join(remarks))
-    notes += [f"- skipped: {text}" for text in report["skipped"]]
-    if notes:
-        lines += ["", "Notes:"] + notes
+    lines += notes_section(report, report["routing"] + report["offline"], lambda r: (
+        f"{r['pairs']} pairs" if "pairs" in r else "offline",
+        [(f"{r.get('reordered')} messages overtaken within a pair", r.get("reordered")),
+         (f"{r.get('stale')} messages of an earlier run", r.get("stale"))]))
     return "\n".join(lines)
 
 
+def notes_section(report, rows, remarks_of):
+    """Markdown lines noting, per measurement row, what went amiss:
+    `remarks_of(row)` gives (where, [(text, shown)]); sending cut short by
+    --max-messages and the first error stanza are noted for every row,
+    and the servers skipped at the end."""
+    notes = []
+    for r in rows:
+        where, remarks = remarks_of(r)
+        remarks = [("reached --max-messages before the time", r.get("reached_max_messages"))] + remarks + [
+            (f"first error: {r.get('error_sample')}", r.get("error_sample"))]
+        shown = [text for text, present in remarks if present]
+        if shown:
+            notes.append(f"- {r['server']} round {r['round']}, {where}: " + "; ".join(shown))
+    notes += [f"- skipped: {text}" for text in report["skipped"]]
+    return ["", "Notes:"] + notes if notes else []
+
+
 def main():
+    benchmark_main("routing", parse_arguments, run, format_tables, lambda arguments: 2 * max(arguments.pair_counts),
+                   ("routing", "offline"))
+
+
+def benchmark_main(name, parse, measure, tables, most_sessions, sections):
+    """The main of a side-by-side benchmark: `parse()` the options, open
+    files enough for `most_sessions(arguments)` client sessions on each
+    side, then `measure(arguments, workdir, report, started)` on the
+    chosen event loop in a fresh temp dir, with a list per name in
+    `sections` in the report. Every server `measure` appended to `started`
+    is stopped (also on SIGTERM or an error), the temp dir removed unless
+    --keep; then `tables(report, arguments)` is printed and the JSON
+    written."""
     if sys.version_info < (3, 11):
-        sys.exit("routing.py needs Python 3.11 or later (asyncio.timeout)")
-    arguments = parse_arguments()
-    benchmark.raise_fd_limit(4 * max(arguments.pair_counts) + 1024)
-    workdir = tempfile.mkdtemp(prefix="swiftlet-routing-")
-    report = {"machine": benchmark.machine_description(), "versions": {}, "routing": [], "offline": [],
-              "skipped": [], "settings": {key: value for key, value in vars(arguments).items()}}
+        sys.exit(f"{name}.py needs Python 3.11 or later (asyncio.timeout)")
+    arguments = parse()
+    benchmark.raise_fd_limit(2 * most_sessions(arguments) + 1024)
+    report = {"machine": benchmark.machine_description(), "versions": {}, "skipped": [],
+              "settings": {key: value for key, value in vars(arguments).items()}}
+    report.update({section: [] for section in sections})
+    workdir = tempfile.mkdtemp(prefix=f"swiftlet-{name}-")
     started = []
     try:
         if arguments.event_loop == "uvloop":
@@ -412,7 +451,7 @@ def main():
         else:
             loop_factory = None
         with asyncio.Runner(loop_factory=loop_factory) as runner:
-            runner.run(run(arguments, workdir, report, started))
+            runner.run(_stop_on_sigterm(measure(arguments, workdir, report, started)))
         report["machine"]["load_average_at_end"] = os.getloadavg()
     except asyncio.CancelledError:
         benchmark.log("stopped by SIGTERM")
@@ -424,10 +463,17 @@ def main():
             benchmark.log(f"kept {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
-    print(format_tables(report, arguments))
+    print(tables(report, arguments))
     if arguments.json:
         with open(arguments.json, "w") as output:
             json.dump(report, output, indent=2)
+
+
+async def _stop_on_sigterm(coroutine):
+    """Runs `coroutine` so that SIGTERM cancels it and every `finally` on
+    the way out runs."""
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
+    return await coroutine
 
 
 if __name__ == "__main__":

@@ -8,12 +8,8 @@
 # about 1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scratch="${SWIFTLET_BENCH_SCRATCH:-.build}"
-command -v python3 >/dev/null || { echo "upload.sh: python3 not found" >&2; exit 69; }
+bench=upload.sh
+. tools/benchmark/common.sh
+need python3
 command -v prosody >/dev/null || echo "upload.sh: prosody not installed (apt-get install prosody); measuring swiftletd alone" >&2
-swift build -c release --product swiftletd --scratch-path "$scratch"
-# The commit, and whether the working tree differed from it, for the report.
-revision="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-[ -z "$(git --no-optional-locks status --porcelain -- Sources Package.swift 2>/dev/null)" ] || revision="$revision+local-changes"
-exec timeout 600 python3 tools/benchmark/upload.py \
-    --swiftletd "$scratch/release/swiftletd" --revision "$revision" "$@"
+build_and_run 600 upload.py "$@"
