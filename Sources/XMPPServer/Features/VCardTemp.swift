@@ -37,18 +37,20 @@ public struct VCardTemp: ServerFeature {
     }
 
     /// The answer to `requester`'s get of `username`'s vCard: the stored
-    /// one, an empty one, or `service-unavailable` for no such account or
-    /// one that blocks the requester.
-    static func vCard(of username: String, for requester: JID) -> IQAnswer {
+    /// one (only its children named in `keeping`, when given), an empty
+    /// one, or `service-unavailable` for no such account or one that
+    /// blocks the requester.
+    static func vCard(of username: String, for requester: JID, keeping: Set<String>? = nil) -> IQAnswer {
         .afterStorage({ stores in
             // No such account, or it blocks the requester (XEP-0191 §3.3).
             guard try stores.reaches(username, from: requester) else { throw StanzaError(.serviceUnavailable) }
             return try stores.vCards.vCard(of: username)
         }) { xml in
             guard let xml else { return .result(Element("vCard", namespace: NS.vcard)) }
-            guard let vCard = StoredStanza.parse(xml) else {
+            guard var vCard = StoredStanza.parse(xml) else {
                 throw DamagedRecord(description: "the stored vCard of \(username) does not parse")
             }
+            if let keeping { vCard.children = vCard.elements.filter { keeping.contains($0.name) }.map { .element($0) } }
             return .result(vCard)
         }
     }

@@ -85,9 +85,29 @@ import XMPPTestSupport
         #expect(owner?.errorCondition == "not-allowed")
         let demote = juliet.request(Self.admin("<item jid='romeo@localhost' affiliation='member'/>"), id: "a")
         #expect(demote?.errorCondition == "not-allowed")
-        // The admin gives and takes voice.
+        // The admin makes members, but may not reserve the owner's nickname
+        // for one (which would kick the owner).
         let member = juliet.request(Self.admin("<item jid='mercutio@localhost' affiliation='member'/>"), id: "a")
         #expect(member?[attribute: "type"] == "result")
+        let reserve = juliet.request(Self.admin("<item jid='mercutio@localhost' affiliation='member' nick='romeo'/>"), id: "a")
+        #expect(reserve?.errorCondition == "conflict")
+    }
+
+    @Test func aBannedCreatorNoLongerReadsTheArchive() throws {
+        let (_, romeo, juliet) = try romeoAndJulietInTheGarden()
+        // Persistent: the room stays when everyone has left.
+        _ = romeo.request(MUCConfigurationTests.submit(["muc#roomconfig_persistentroom": "1"]), id: "c")
+        _ = romeo.request(Self.admin("<item jid='juliet@localhost' affiliation='owner'/>"), id: "a")
+        _ = juliet.request(Self.admin("<item jid='romeo@localhost' affiliation='outcast'/>"), id: "a")
+        let query = romeo.request(
+            "<iq type='set' id='q' to='garden@\(conference)'><query xmlns='urn:xmpp:mam:2'/></iq>", id: "q")
+        #expect(query?.errorCondition == "forbidden")
+        // An owner reads it without being in the room.
+        juliet.send("<presence to='garden@\(conference)/juliet' type='unavailable'/>")
+        _ = juliet.receiveElements()
+        let owner = juliet.request(
+            "<iq type='set' id='q' to='garden@\(conference)'><query xmlns='urn:xmpp:mam:2'/></iq>", id: "q")
+        #expect(owner?[attribute: "type"] == "result")
     }
 
     @Test func theLastOwnerStays() throws {

@@ -24,6 +24,14 @@ import XMPPTestSupport
         #expect(juliet.join("garden", as: "juliet").contains { $0.mucStatuses == ["110"] })
     }
 
+    @Test func aClientThatDoesNotKnowMUCCreatesAnOpenRoom() throws {
+        let (_, romeo, juliet) = try romeoAndJuliet()
+        // Groupchat 1.0: no <x xmlns='…muc'/>, so no configuring to wait for.
+        romeo.send("<presence to='garden@\(conference)/romeo'/>")
+        _ = romeo.receiveElements()
+        #expect(juliet.join("garden", as: "juliet").contains { $0.mucStatuses == ["110"] })
+    }
+
     @Test func cancellingTheFirstConfigurationEndsTheRoom() throws {
         let (_, romeo, juliet) = try romeoAndJuliet()
         _ = romeo.join("garden", as: "romeo")

@@ -67,13 +67,16 @@ import XMPPTestSupport
         #expect(try juliet.receiveOne().errorCondition == "forbidden")
     }
 
-    @Test func strangersMayNotInviteToAMembersOnlyRoom() throws {
+    @Test func onlyOccupantsInvite() throws {
         let (_, romeo, juliet) = try Self.romeoInvites()
-        _ = romeo.request(MUCConfigurationTests.submit(["muc#roomconfig_membersonly": "1"]), id: "c")
-        juliet.send(Self.invite("mercutio@localhost"))
-        #expect(try juliet.receiveOne().errorCondition == "forbidden")
-        juliet.send(Self.invite("not a jid@@"))
-        #expect(try juliet.receiveOne().errorCondition == "jid-malformed")
+        // The invitation would carry the password: strangers may not ask.
+        _ = romeo.request(
+            MUCConfigurationTests.submit(["muc#roomconfig_passwordprotectedroom": "1", "muc#roomconfig_roomsecret": "x"]),
+            id: "c")
+        juliet.send(Self.invite("juliet@localhost"))
+        #expect(try juliet.receiveOne().errorCondition == "not-acceptable")
+        romeo.send(Self.invite("not a jid@@"))
+        #expect(try romeo.receiveOne().errorCondition == "jid-malformed")
     }
 
     @Test func aMemberRegistersItsNicknameWhichNoOneElseMayTake() throws {
@@ -95,6 +98,11 @@ import XMPPTestSupport
         try mercutio.login("mercutio", "pw", resource: "street")
         #expect(mercutio.join("garden", as: "jules").first?.errorCondition == "conflict")
         #expect(juliet.join("garden", as: "jules").contains { $0.mucStatuses == ["110"] })
+        // A nickname someone else is using cannot be registered.
+        let taken =
+            "<iq type='set' id='t' to='garden@\(conference)'><query xmlns='jabber:iq:register'><x xmlns='jabber:x:data' type='submit'><field var='muc#register_roomnick'><value>romeo</value></field></x></query></iq>"
+        #expect(juliet.request(taken, id: "t")?.errorCondition == "conflict")
+        #expect(romeo.receiveElements().allSatisfy { $0[attribute: "type"] != "unavailable" })
         // Cancelling the registration ends the membership.
         let remove = "<iq type='set' id='x' to='garden@\(conference)'><query xmlns='jabber:iq:register'><remove/></query></iq>"
         #expect(juliet.request(remove, id: "x")?[attribute: "type"] == "result")

@@ -164,5 +164,13 @@ import Testing
         let got = romeo.request("<iq type='get' id='v' to='garden@\(conference)/juliet'><vCard xmlns='vcard-temp'/></iq>", id: "v")
         #expect(got?[attribute: "from"] == "garden@\(conference)/juliet")
         #expect(got?.child("vCard", namespace: NS.vcard)?.childText("FN") == "Juliet Capulet")
+        // Juliet does not see real JIDs: of romeo's vCard, she gets the
+        // photo alone.
+        _ = romeo.request(
+            "<iq type='set' id='s'><vCard xmlns='vcard-temp'><FN>Romeo Montague</FN><PHOTO><TYPE>image/png</TYPE><BINVAL>AAAA</BINVAL></PHOTO></vCard></iq>",
+            id: "s")
+        _ = juliet.receiveElements()
+        let hidden = juliet.request("<iq type='get' id='w' to='garden@\(conference)/romeo'><vCard xmlns='vcard-temp'/></iq>", id: "w")
+        #expect(hidden?.child("vCard", namespace: NS.vcard)?.elements.map(\.name) == ["PHOTO"])
     }
 }

@@ -198,10 +198,13 @@ final class MUCArchive: Sendable {
 
 extension MUCRoom {
     /// Whether `resource`'s user may read the room's archive: it is in the
-    /// room from one of its resources, or owns it.
+    /// room from one of its resources, or is an owner or admin of it;
+    /// never an outcast.
     func mayReadArchive(_ resource: JID) -> Bool {
         let user = resource.bare
-        return user == creator || occupants.values.contains { $0.user == user }
+        let affiliation = affiliation(of: user)
+        guard affiliation != .outcast else { return false }
+        return affiliation >= .admin || occupants.values.contains { $0.user == user }
     }
 
     /// The features this room adds to its disco#info for the archive, the

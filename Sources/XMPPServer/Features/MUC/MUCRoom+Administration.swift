@@ -76,16 +76,30 @@ extension MUCRoom {
             throw StanzaError(.resourceConstraint, type: .wait, text: "a room keeps at most \(limit) affiliations")
         }
         var out: [MUCDelivery] = []
-        if let nick, let holder = occupants[nick], holder.user != user {
-            out += remove(nick, note: PresenceNote(statuses: [.kicked], reason: "This nickname is reserved"))
+        if let nick {
+            guard let address = try? JID(localpart: jid.localpart, domainpart: jid.domainpart, resourcepart: nick),
+                address.resourcepart == nick
+            else { throw StanzaError(.jidMalformed, type: .modify, text: "not a valid nickname") }
+            if affiliations.contains(where: { $0.key != user && $0.value.nick == nick }) {
+                throw StanzaError(.conflict, type: .cancel, text: "someone else registered this nickname")
+            }
+            if let holder = occupants[nick], holder.user != user {
+                // Its holder goes, unless the actor may not kick it.
+                if let actor, self.affiliation(of: actor) < holder.affiliation {
+                    throw StanzaError(.conflict, type: .cancel, text: "someone above you has this nickname")
+                }
+                out += remove(nick, note: PresenceNote(statuses: [.kicked], reason: "This nickname is reserved"))
+            }
         }
         revision += 1
         if affiliation == .none {
             affiliations[user] = nil
         } else {
             let record = affiliations[user]
+            // An outcast keeps no nickname reserved.
             affiliations[user] = MUCAffiliationRecord(
-                affiliation: affiliation, nick: nick ?? record?.nick, reason: reason ?? record?.reason)
+                affiliation: affiliation, nick: affiliation == .outcast ? nil : nick ?? record?.nick,
+                reason: reason ?? record?.reason)
         }
         let role = defaultRole(for: affiliation)
         let actorNick = actor.flatMap { occupant(joinedFrom: $0)?.nick }

@@ -12,8 +12,9 @@ extension MUCRoom {
     /// only that. In a members-only room the invitee becomes a member
     /// (§7.8.2: the service may add it).
     ///
-    /// - Throws: `jid-malformed` for a bad invitee; `forbidden` for a
-    ///   visitor or an outcast, or in a members-only room for someone
+    /// - Throws: `not-acceptable` for a sender not in the room;
+    ///   `jid-malformed` for a bad invitee; `forbidden` for a
+    ///   visitor, or in a members-only room for someone
     ///   below admin, or below member when occupants may invite (§7.8.2);
     ///   `resource-constraint` when the room keeps `limit` affiliations.
     mutating func invite(_ invite: Element, in message: Element, from sender: JID, limit: Int) throws(StanzaError)
@@ -22,10 +23,12 @@ extension MUCRoom {
         guard let to = invite[attribute: "to"], let invitee = try? JID(to) else {
             throw StanzaError(.jidMalformed, type: .modify, text: "an invitation needs a valid 'to'")
         }
-        let inviter = occupant(joinedFrom: sender)
+        // Only occupants invite: the invitation carries the room's password.
+        guard let inviter = occupant(joinedFrom: sender) else {
+            throw StanzaError(.notAcceptable, type: .cancel, text: "only occupants may invite people to the room")
+        }
         let affiliation = affiliation(of: sender)
-        let role = inviter?.role ?? defaultRole(for: affiliation)
-        guard role > .visitor else {
+        guard inviter.role > .visitor else {
             throw StanzaError(.forbidden, type: .auth, text: "you may not invite people to this room")
         }
         if configuration.membersOnly {
@@ -41,7 +44,7 @@ extension MUCRoom {
                 revision += 1
             }
         }
-        let from = inviter.map { configuration.isNonAnonymous ? sender : address(of: $0.nick) } ?? sender
+        let from = configuration.isNonAnonymous ? sender : address(of: inviter.nick)
         let reason = invite.child("reason", namespace: NS.mucUser)?.text ?? ""
         var x = Element("x", namespace: NS.mucUser)
         x.append(

@@ -9,6 +9,10 @@ extension MUCRoom {
         var presence: Element
         var password: String?
         var history: MUCHistory.Request
+        /// Whether the join carried `<x xmlns='…muc'/>`: a client that
+        /// knows XEP-0045 and may configure the room it creates. A room
+        /// created by one that does not (groupchat 1.0) is not locked.
+        var knowsMUC = true
     }
 
     /// Joins `resource` (of `user`) as `nick`, sending it the occupants'

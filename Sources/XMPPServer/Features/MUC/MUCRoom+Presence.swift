@@ -142,11 +142,13 @@ extension MUCRoom {
             throw StanzaError(.notAcceptable, type: .cancel, text: "only occupants may probe occupants")
         }
         let shows = seesJIDs(resource)
-        if let occupant = occupants[nick] {
+        if let occupant = occupants[nick], broadcasts(occupant) || seesJIDs(resource) {
             let element = presence(of: occupant, showing: shows ? realJIDs(of: occupant) : [], statuses: [])
             return [MUCDelivery(to: resource, element: element)]
         }
-        guard let (user, record) = affiliations.first(where: { $0.value.nick == nick }) else {
+        guard occupants[nick] == nil,
+            let (user, record) = affiliations.first(where: { $0.value.nick == nick && $0.value.affiliation >= .member })
+        else {
             throw StanzaError(.itemNotFound, type: .cancel, text: "no one has or registered this nickname")
         }
         return [MUCDelivery(to: resource, element: absentMember(user, record, shown: shows))]
@@ -171,7 +173,7 @@ extension MUCRoom {
     func absentMembers(for resource: JID) -> [MUCDelivery] {
         guard configuration.presenceBroadcast.contains(.none) else { return [] }
         let shown = seesJIDs(resource)
-        return affiliations.filter { $0.value.nick.map { occupants[$0] == nil } ?? false }
+        return affiliations.filter { $0.value.affiliation >= .member && ($0.value.nick.map { occupants[$0] == nil } ?? false) }
             .sorted { $0.key.description < $1.key.description }
             .map { MUCDelivery(to: resource, element: absentMember($0.key, $0.value, shown: shown)) }
     }

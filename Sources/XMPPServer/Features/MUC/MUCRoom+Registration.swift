@@ -39,6 +39,13 @@ extension MUCRoom {
             throw StanzaError(.registrationRequired, type: .auth, text: "only members may register with this room")
         }
         if query.child("remove", namespace: NS.register) != nil {
+            // A member stops being one; an admin or owner only gives up
+            // the nickname.
+            guard current == .member else {
+                affiliations[user]?.nick = nil
+                revision += 1
+                return []
+            }
             return try setAffiliation(.none, of: user, by: nil, reason: nil, limit: limit)
         }
         guard let form = query.child("x", namespace: NS.dataForms).flatMap(DataForm.init),
@@ -49,8 +56,10 @@ extension MUCRoom {
         else {
             throw StanzaError(.badRequest, type: .modify, text: "registering takes a valid muc#register_roomnick")
         }
-        if affiliations.contains(where: { $0.key != user && $0.value.nick == nick }) {
-            throw StanzaError(.conflict, type: .cancel, text: "someone else registered this nickname")
+        if affiliations.contains(where: { $0.key != user && $0.value.nick == nick })
+            || occupants[nick].map({ $0.user != user }) == true
+        {
+            throw StanzaError(.conflict, type: .cancel, text: "someone else has or registered this nickname")
         }
         return try setAffiliation(current, of: user, by: nil, reason: nil, nick: nick, limit: limit)
     }

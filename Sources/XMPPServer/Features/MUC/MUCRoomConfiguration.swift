@@ -63,6 +63,32 @@ struct MUCRoomConfiguration: Sendable, Equatable, Codable {
 
     /// Whether everyone sees real JIDs (status 100 and 172, §4.2).
     var isNonAnonymous: Bool { whois == .anyone }
+
+    /// Reads stored settings; a setting they lack (stored by an earlier
+    /// version) takes its default, so that a stored room always comes back.
+    init(from decoder: any Decoder) throws {
+        let stored = try decoder.container(keyedBy: CodingKeys.self)
+        func value<Value: Decodable>(_ key: CodingKeys, or fallback: Value) throws -> Value {
+            try stored.decodeIfPresent(Value.self, forKey: key) ?? fallback
+        }
+        let defaults = ServerConfig.MUC()
+        self.init(
+            maxUsers: try value(.maxUsers, or: defaults.maxOccupants),
+            historyLength: try value(.historyLength, or: defaults.historyLength))
+        name = try value(.name, or: name)
+        description = try value(.description, or: description)
+        persistent = try value(.persistent, or: persistent)
+        isPublic = try value(.isPublic, or: isPublic)
+        membersOnly = try value(.membersOnly, or: membersOnly)
+        password = try value(.password, or: password)
+        moderated = try value(.moderated, or: moderated)
+        whois = try value(.whois, or: whois)
+        occupantsMayChangeSubject = try value(.occupantsMayChangeSubject, or: occupantsMayChangeSubject)
+        occupantsMayInvite = try value(.occupantsMayInvite, or: occupantsMayInvite)
+        privateMessages = try value(.privateMessages, or: privateMessages)
+        presenceBroadcast = try value(.presenceBroadcast, or: presenceBroadcast)
+        archived = try value(.archived, or: archived)
+    }
 }
 
 // MARK: - The form

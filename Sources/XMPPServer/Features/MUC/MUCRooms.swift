@@ -20,9 +20,10 @@ final class MUCRooms: Sendable {
         /// The rooms by localpart.
         var rooms: [String: MUCRoom] = [:]
         /// The rooms each resource joined, to take it out of all of them
-        /// when its session ends: a superset, as one it left, was removed
-        /// from or that ended stays listed until then (leaving a room one
-        /// is not in does nothing).
+        /// when its session ends. A room it leaves goes from its list; one
+        /// it was removed from or that ended stays listed until then, at
+        /// most one entry per room it joined (leaving a room one is not in
+        /// does nothing).
         var roomsOf: [JID: Set<String>] = [:]
         /// How many existing rooms each user created.
         var created: [JID: Int] = [:]
@@ -88,7 +89,7 @@ final class MUCRooms: Sendable {
                     configuration: MUCRoomConfiguration(
                         maxUsers: limits.maxOccupants, historyLength: limits.historyLength),
                     occupantIDs: occupantIDs)
-                room.isLocked = true
+                room.isLocked = request.knowsMUC
             }
             let before = room.snapshot
             let out: [MUCDelivery]
@@ -110,10 +111,18 @@ final class MUCRooms: Sendable {
     }
 
     /// Runs `change` on the room `name`; nil when there is no such room.
-    func change(_ name: String, _ change: (inout MUCRoom) throws(StanzaError) -> [MUCDelivery]) throws(StanzaError)
-        -> [MUCDelivery]?
-    {
+    /// With `leaving`, a resource the change may take out of the room,
+    /// the room is no longer listed among that resource's.
+    func change(
+        _ name: String, leaving: JID? = nil, _ change: (inout MUCRoom) throws(StanzaError) -> [MUCDelivery]
+    ) throws(StanzaError) -> [MUCDelivery]? {
         try state.withLock { state throws(StanzaError) in
+            defer {
+                if let leaving, state.rooms[name]?.nicks[leaving] == nil, var joined = state.roomsOf[leaving] {
+                    joined.remove(name)
+                    state.roomsOf[leaving] = joined.isEmpty ? nil : joined
+                }
+            }
             guard var room = state.rooms.removeValue(forKey: name) else { return nil }
             let before = room.snapshot
             let out: [MUCDelivery]

@@ -141,6 +141,8 @@ public struct MultiUserChat: ServerFeature {
         let limit = rooms.limits.maxAffiliations
         let configurationLimits = rooms.configurationLimits
         let isSet = request.iq.type == .set
+        // What an owner or admin sets is kept, and names go into disco.
+        if isSet { try checkSize(request.iq.element) }
         // A change is answered once what storage keeps of a persistent
         // room is written: the empty job waits behind the room's own.
         func change(
@@ -199,17 +201,18 @@ public struct MultiUserChat: ServerFeature {
     /// address occupants; a ping to one's own nickname says whether one is
     /// still in; a vCard get is answered with the occupant's user's vCard
     /// (XEP-0153 avatars in rooms; every occupant is a user of this
-    /// server), from its room address, so its real JID stays hidden.
+    /// server), from its room address, only its photo for those who do not
+    /// see real JIDs.
     private func occupantQuery(_ request: IQRequest, room name: String, nick: String, sender: JID) throws -> IQAnswer {
         let payload = request.iq.payload!
-        let found = try rooms.read(name) { room throws(StanzaError) -> (isSelf: Bool, user: JID) in
+        let found = try rooms.read(name) { room throws(StanzaError) -> (isSelf: Bool, user: JID, seesJIDs: Bool) in
             guard let own = room.nicks[sender] else {
                 throw StanzaError(.notAcceptable, text: "only occupants may address occupants")
             }
             guard let occupant = room.occupants[nick] else {
                 throw StanzaError(.itemNotFound, text: "no one has this nickname")
             }
-            return (nick == own, occupant.user)
+            return (nick == own, occupant.user, room.seesJIDs(sender))
         }
         guard let found else { throw StanzaError(.itemNotFound, text: "no such room") }
         switch (request.iq.type, payload.namespace, payload.name) {
@@ -219,7 +222,9 @@ public struct MultiUserChat: ServerFeature {
             guard let username = found.user.localpart, found.user.domainpart == request.server.domain else {
                 throw StanzaError(.serviceUnavailable)
             }
-            return VCardTemp.vCard(of: username, for: sender)
+            // Who cannot see real JIDs gets the photo alone: the rest of a
+            // vCard would say who the occupant is.
+            return VCardTemp.vCard(of: username, for: sender, keeping: found.seesJIDs ? nil : ["PHOTO"])
         default:
             throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service")
         }
@@ -327,7 +332,8 @@ public struct MultiUserChat: ServerFeature {
                 if joined == nil || (joined == nick && x != nil) {
                     let request = MUCRoom.JoinRequest(
                         presence: element, password: x?.child("password", namespace: NS.muc)?.text,
-                        history: MUCHistory.Request(x?.child("history", namespace: NS.muc), now: clock.milliseconds))
+                        history: MUCHistory.Request(x?.child("history", namespace: NS.muc), now: clock.milliseconds),
+                        knowsMUC: x != nil)
                     out = try rooms.join(name, sender, nick: nick, request)
                     archive.flushSoon(after: session)
                 } else if joined == nick {
@@ -339,11 +345,11 @@ public struct MultiUserChat: ServerFeature {
                 }
                 Self.send(out ?? [], on: session.server)
             case .unavailable:
-                let out = try rooms.change(name) { $0.leave(sender, unavailable: element) }
+                let out = try rooms.change(name, leaving: sender) { $0.leave(sender, unavailable: element) }
                 Self.send(out ?? [], on: session.server)
             case .error:
                 let error = routed.presence.element.child("error").flatMap(StanzaError.init) ?? StanzaError(.undefinedCondition)
-                let out = try rooms.change(name) { $0.remove(sender, failingWith: error) }
+                let out = try rooms.change(name, leaving: sender) { $0.remove(sender, failingWith: error) }
                 Self.send(out ?? [], on: session.server)
                 return
             case .probe:
@@ -428,8 +434,11 @@ public struct MultiUserChat: ServerFeature {
                 !invitations.isEmpty
             {
                 out = try rooms.change(name) { room throws(StanzaError) in
+                    // All or none: a refused one changes nothing.
+                    var changed = room
                     var out: [MUCDelivery] = []
-                    for invite in invitations { out += try room.invite(invite, in: element, from: sender, limit: limit) }
+                    for invite in invitations { out += try changed.invite(invite, in: element, from: sender, limit: limit) }
+                    room = changed
                     return out
                 }
             } else if let decline = x?.child("decline", namespace: NS.mucUser) {
