@@ -141,7 +141,7 @@ extension MUCRoom {
         if let reason { item.append(Element("reason", namespace: NS.mucUser, children: [.text(reason)])) }
         var x = Element("x", namespace: NS.mucUser)
         if affiliation == .outcast {
-            x.append(Element("status", namespace: NS.mucUser, attributes: ["code": String(Status.banned.rawValue)]))
+            x.append(Status.banned.element)
         }
         x.append(item)
         return Element("message", namespace: NS.client, attributes: ["from": jid.description], children: [.element(x)])

@@ -46,7 +46,7 @@ extension MUCRoom {
         let codes = configuration.statusCodes(changedFrom: old)
         guard !codes.isEmpty else { return out }
         var x = Element("x", namespace: NS.mucUser)
-        for code in codes { x.append(Element("status", namespace: NS.mucUser, attributes: ["code": String(code)])) }
+        for code in codes { x.append(code.element) }
         let message = Element(
             "message", namespace: NS.client, attributes: ["from": jid.description, "type": "groupchat"],
             children: [.element(x)])

@@ -24,6 +24,17 @@ extension MUCRoom {
         case membersOnlyNow = 322
         /// The occupant's client failed to take the room's stanzas.
         case technicalError = 333
+        /// The room's configuration changed.
+        case configurationChanged = 104
+        /// Archiving started, or stopped.
+        case archivingOn = 170, archivingOff = 171
+        /// Everyone sees real JIDs now, or only moderators.
+        case nowNonAnonymous = 172, nowSemiAnonymous = 173
+
+        /// `<status code/>`.
+        var element: Element {
+            Element("status", namespace: NS.mucUser, attributes: ["code": String(rawValue)])
+        }
     }
 
     /// What a presence about an occupant says besides its state: status
@@ -73,16 +84,13 @@ extension MUCRoom {
             shown[attribute: "jid"] = jid.description
             return shown
         }
-        func status(_ status: Status) -> Element {
-            Element("status", namespace: NS.mucUser, attributes: ["code": String(status.rawValue)])
-        }
         // 110 after the item, the others before it, in Prosody's order,
         // which clients have long seen.
         var x = Element("x", namespace: NS.mucUser)
         if let destroy = note.destroy { x.append(destroy) }
-        for code in note.statuses where code != .selfPresence { x.append(status(code)) }
+        for code in note.statuses where code != .selfPresence { x.append(code.element) }
         for item in items { x.append(item) }
-        if note.statuses.contains(.selfPresence) { x.append(status(.selfPresence)) }
+        if note.statuses.contains(.selfPresence) { x.append(Status.selfPresence.element) }
         element.append(x)
         return element
     }

@@ -218,11 +218,11 @@ extension MUCRoomConfiguration {
     /// `old` to these (§10.2.1: 104, and 172/173 when who sees real JIDs
     /// changes, 170/171 when archiving starts or stops); empty when
     /// nothing changed.
-    func statusCodes(changedFrom old: Self) -> [Int] {
+    func statusCodes(changedFrom old: Self) -> [MUCRoom.Status] {
         guard self != old else { return [] }
-        var codes = [104]
-        if whois != old.whois { codes.append(isNonAnonymous ? 172 : 173) }
-        if archived != old.archived { codes.append(archived ? 170 : 171) }
+        var codes: [MUCRoom.Status] = [.configurationChanged]
+        if whois != old.whois { codes.append(isNonAnonymous ? .nowNonAnonymous : .nowSemiAnonymous) }
+        if archived != old.archived { codes.append(archived ? .archivingOn : .archivingOff) }
         return codes
     }
 

@@ -133,9 +133,6 @@ public struct MultiUserChat: ServerFeature {
             throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service")
         }
         guard let sender = request.session.jid else { throw StanzaError(.notAuthorized) }
-        if target.resourcepart == nil, let room = rooms.room(name), let answer = try archiveAnswer(request, room: room) {
-            return answer
-        }
         let payload = request.iq.payload!
         if let nick = target.resourcepart { return try occupantQuery(request, room: name, nick: nick, sender: sender) }
         let limit = rooms.limits.maxAffiliations
@@ -162,6 +159,12 @@ public struct MultiUserChat: ServerFeature {
             return .result(answer)
         }
         switch (payload.namespace, payload.name, isSet) {
+        case (NS.mam, _, _), (NS.messageModerate, _, _):
+            guard let room = rooms.room(name) else { throw StanzaError(.itemNotFound, text: "no such room") }
+            guard let answer = try archiveAnswer(request, room: room) else {
+                throw StanzaError(.featureNotImplemented, text: "not supported by this group chat service")
+            }
+            return answer
         case (NS.discoInfo, "query", false), (NS.discoItems, "query", false):
             return try read { room throws(StanzaError) in try self.roomQuery(request, room: room, sender: sender) }
         case (NS.mucOwner, "query", false):
