@@ -85,6 +85,9 @@ public enum SASLClientError: Error, Sendable, Hashable {
     case savedKeysOutdated
     /// The server reported an error with `e=` (RFC 5802 §7 `server-error`).
     case serverError(String)
+    /// The server's XEP-0474 `h=` does not hash the mechanisms and
+    /// channel-binding types we saw advertised: someone changed the list.
+    case downgradeDetected
     /// The server's `v=` signature is wrong: it does not know the password,
     /// so it is not the server we registered with (RFC 5802 §3).
     case serverSignatureMismatch

@@ -46,6 +46,12 @@ public struct SCRAMClient: Sendable {
     public let clientFirstMessage: [UInt8]
     /// The keys to save after a successful login; `nil` until then.
     public private(set) var keys: SCRAMClientKeys?
+    /// What the stream advertised, to check the server's XEP-0474 `h=`
+    /// against; `nil` skips the check.
+    public var advertisement: SCRAMDowngradeProtection.Advertisement?
+    /// Whether the server's `h=` matched `advertisement`: the mechanism and
+    /// channel-binding lists reached us as the server sent them.
+    public private(set) var advertisementVerified = false
 
     private let hashFunction: HashFunction
     /// The GS2 header plus channel-binding data, sent back base64 in `c=`.
@@ -164,6 +170,11 @@ public struct SCRAMClient: Sendable {
         }
         guard iterations <= iterationRange.upperBound else {
             throw .iterationCountTooHigh(iterations)
+        }
+        if let advertisement, let sent = attributes.dropFirst(3).first(where: { $0.is("h") }) {
+            let expected = SCRAMDowngradeProtection.hash(of: advertisement, using: hashFunction)
+            guard sent.value.elementsEqual(expected.utf8) else { throw .downgradeDetected }
+            advertisementVerified = true
         }
 
         let keys: SCRAMClientKeys

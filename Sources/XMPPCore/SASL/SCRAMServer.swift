@@ -56,6 +56,8 @@ public struct SCRAMServer: Sendable {
     private let unknownUserSecret: [UInt8]
     private let unknownUserIterations: Int
     private let serverNonce: String
+    /// The XEP-0474 `h=` value, when the stream's advertisement is known.
+    private let downgradeHash: String?
     private var state = State.awaitingClientFirst
 
     /// Starts an exchange.
@@ -72,22 +74,26 @@ public struct SCRAMServer: Sendable {
     ///     bytes generated once is ideal.
     ///   - unknownUserIterations: The iteration count shown to unknown users;
     ///     use the one new accounts get.
+    ///   - advertisement: What the stream advertised, for the XEP-0474
+    ///     `h=` attribute of the server-first message; `nil` sends none.
     public init(
         mechanism: SASLMechanism, channelBindings: [ChannelBindingType: [UInt8]] = [:],
         unknownUserSecret: [UInt8],
-        unknownUserIterations: Int = SCRAMCredentials.defaultIterations
+        unknownUserIterations: Int = SCRAMCredentials.defaultIterations,
+        advertisement: SCRAMDowngradeProtection.Advertisement? = nil
     ) {
         self.init(
             mechanism: mechanism, channelBindings: channelBindings,
             unknownUserSecret: unknownUserSecret, unknownUserIterations: unknownUserIterations,
-            serverNonce: SCRAMSyntax.makeNonce())
+            serverNonce: SCRAMSyntax.makeNonce(), advertisement: advertisement)
     }
 
     /// Starts an exchange with a chosen server nonce, so that the RFC
     /// examples can be reproduced.
     init(
         mechanism: SASLMechanism, channelBindings: [ChannelBindingType: [UInt8]],
-        unknownUserSecret: [UInt8], unknownUserIterations: Int, serverNonce: String
+        unknownUserSecret: [UInt8], unknownUserIterations: Int, serverNonce: String,
+        advertisement: SCRAMDowngradeProtection.Advertisement? = nil
     ) {
         guard let hashFunction = mechanism.scramHashFunction else {
             preconditionFailure("\(mechanism.rawValue) is not a SCRAM mechanism")
@@ -103,6 +109,7 @@ public struct SCRAMServer: Sendable {
         self.unknownUserSecret = unknownUserSecret
         self.unknownUserIterations = unknownUserIterations
         self.serverNonce = serverNonce
+        self.downgradeHash = advertisement.map { SCRAMDowngradeProtection.hash(of: $0, using: hashFunction) }
     }
 
     /// Step 1: parses the client-first message (`<auth/>`'s data).
@@ -194,7 +201,8 @@ public struct SCRAMServer: Sendable {
             serverKey = Crypto.randomBytes(count: hashFunction.outputByteCount)
         }
         let nonce = clientFirst.clientNonce + serverNonce
-        let serverFirst = Array("r=\(nonce),s=\(Base64.encode(salt)),i=\(iterations)".utf8)
+        var serverFirst = Array("r=\(nonce),s=\(Base64.encode(salt)),i=\(iterations)".utf8)
+        if let downgradeHash { serverFirst += Array(",h=\(downgradeHash)".utf8) }
         let comma: [UInt8] = [UInt8(ascii: ",")]
         let authMessagePrefix: [UInt8] = Array(clientFirst.bare) + comma + serverFirst + comma
         state = .awaitingClientFinal(
