@@ -19,6 +19,14 @@ public enum NS {
     public static let sasl = "urn:ietf:params:xml:ns:xmpp-sasl"
     /// Resource binding (RFC 6120 §7).
     public static let bind = "urn:ietf:params:xml:ns:xmpp-bind"
+    /// Extensible SASL Profile, "SASL2" (XEP-0388).
+    public static let sasl2 = "urn:xmpp:sasl:2"
+    /// Bind 2, resource binding inside SASL2 (XEP-0386).
+    public static let bind2 = "urn:xmpp:bind:0"
+    /// Fast Authentication Streamlining Tokens (XEP-0484).
+    public static let fast = "urn:xmpp:fast:0"
+    /// The channel-binding types a server supports (XEP-0440).
+    public static let saslChannelBinding = "urn:xmpp:sasl-cb:0"
     /// The defined conditions of stanza errors (RFC 6120 §8.3.3).
     public static let stanzas = "urn:ietf:params:xml:ns:xmpp-stanzas"
     /// The defined conditions of stream errors (RFC 6120 §4.9.3).
