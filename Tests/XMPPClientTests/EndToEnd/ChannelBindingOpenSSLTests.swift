@@ -89,17 +89,9 @@ struct ChannelBindingOpenSSLTests {
             let pem = try #require(report.certificatePEM, "\(report.output)")
             let fingerprint = try Self.openssl(
                 ["x509", "-noout", "-fingerprint", "-" + certificate.endPointHash], input: pem)
-            // A bug: X509_digest_sig keeps a SHA-1 signature's hash (only a
-            // signature that names none gets a fallback), so the end point
-            // of a SHA-1 certificate is SHA-1, where RFC 5929 §4.1 wants
-            // SHA-256. Once fixed, the known issue no longer occurs, which
-            // fails the test until this goes.
-            withKnownIssue("tls-server-end-point hashes a SHA-1 certificate with SHA-1") {
-                #expect(endPoint == hexBytes(fingerprint.split(separator: "=").last ?? ""))
-                #expect(endPoint.count == (certificate.endPointHash == "sha384" ? 48 : 32))
-            } when: {
-                certificate == .rsaSHA1
-            }
+            // RFC 5929 §4.1: SHA-256 where the signature used SHA-1.
+            #expect(endPoint == hexBytes(fingerprint.split(separator: "=").last ?? ""))
+            #expect(endPoint.count == (certificate.endPointHash == "sha384" ? 48 : 32))
 
             let exporter = try #require(server.channelBindingData(for: .tlsExporter))
             let printed = try #require(report.field("Keying material:").flatMap(hexBytes), "\(report.output)")

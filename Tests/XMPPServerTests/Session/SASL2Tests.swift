@@ -138,6 +138,22 @@ import XMPPTestSupport
         _ = scram
     }
 
+    /// slixmpp picks -PLUS and binds with tls-unique, which we do not
+    /// offer: refused, and retried with another mechanism, without
+    /// counting against the stream's attempts or the login throttle.
+    @Test func plusWithAnUnofferedBindingIsRefusedUncounted() throws {
+        let (client, _) = try secured(try server())
+        for _ in 0..<6 {
+            let scram = try SCRAMClient(
+                mechanism: .scramSHA1Plus, username: "juliet", secret: .password("r0meo"),
+                channelBinding: .bound(.tlsUnique, data: [1, 2, 3]))
+            client.send("<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='SCRAM-SHA-1-PLUS'>\(Base64.encode(scram.clientFirstMessage))</auth>")
+            #expect(try client.receiveOne().child("malformed-request", namespace: NS.sasl) != nil)
+        }
+        #expect(!client.isClosed)
+        #expect(client.session.sasl.failures == 0)
+    }
+
     @Test func wrongChannelBindingDataFails() throws {
         let (client, features) = try secured(try server())
         var scram = try SCRAMClient(
