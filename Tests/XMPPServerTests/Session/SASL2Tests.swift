@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import XMPPCore
 @testable import XMPPServer
+import XMPPStorage
 import XMPPTestSupport
 
 /// XEP-0388 (SASL2), XEP-0386 (Bind 2), XEP-0484 (FAST), XEP-0440
@@ -352,6 +353,25 @@ import XMPPTestSupport
         #expect(try fastLogin(server, token: first).name == "failure", "an unused token is replaced by the next")
         #expect(try fastLogin(server, token: second).name == "success")
         #expect(try fastLogin(server, token: token).name == "failure", "using the new one retires the old")
+    }
+
+    @Test func expiredTokensAreForgottenHourly() throws {
+        let offset = Mutex(0.0)
+        let server = try TestServer(clock: WallClock { Date().addingTimeInterval(offset.withLock { $0 }) })
+        try server.addUser("juliet", password: "r0meo")
+        _ = try tokenFromPasswordLogin(server)
+        let count = { () throws -> Int in
+            var rows: Result<[FastTokenRecord], any Error>?
+            server.context.storage.run(on: server.loop, { stores in
+                try stores.fastTokens.tokens(of: "juliet", userAgent: Self.userAgent, at: .distantPast)
+            }) { rows = $0 }
+            server.loop.run()
+            return try rows?.get().count ?? -1
+        }
+        #expect(try count() == 1)
+        offset.withLock { $0 = 22 * 86400 }
+        server.loop.advance(by: FASTTokenExpiry.interval)
+        #expect(try count() == 0)
     }
 
     @Test func fastNeedsAUserAgent() throws {
