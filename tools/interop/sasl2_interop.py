@@ -115,7 +115,6 @@ class Stream:
         self.tls = None
         self.features = None
         self.writes = 0
-        self.waits = 0
         self.inbound = 0  # stanzas received since stream management was enabled
         self.counting = False
         self._ready = []
@@ -140,10 +139,12 @@ class Stream:
         if not ready:
             raise Failure("timed out waiting for the server")
 
-    def write(self, text):
+    def write(self, text, counted=True):
+        """Sends `text`; `writes` counts the client's own turns (acks to
+        the server's <r/> are not turns)."""
         data = text.encode()
         deadline = time.monotonic() + STEP_TIMEOUT
-        self.writes += 1
+        self.writes += counted
         while data:
             try:
                 sent = (self.tls or self.sock).send(data)
@@ -154,7 +155,6 @@ class Stream:
                 self._wait(True, deadline)
 
     def _read(self, deadline):
-        self.waits += 1
         while True:
             try:
                 data = (self.tls or self.sock).recv(65536)
@@ -187,7 +187,7 @@ class Stream:
                 if element.tag == tag(STREAMS, "error"):
                     raise Failure(f"stream error: {show(element)}")
                 if element.tag == tag(SM, "r"):
-                    self.write(f"<a xmlns='{SM}' h='{self.inbound}'/>")
+                    self.write(f"<a xmlns='{SM}' h='{self.inbound}'/>", counted=False)
                     continue
                 if self.counting and element.tag.split("}")[-1] in STANZAS:
                     self.inbound += 1
@@ -245,7 +245,7 @@ class Stream:
     def secure(self, version=SSL.TLS1_3_VERSION):
         """The TLS handshake, TLS 1.2 up to `version`, the certificate
         verified against the CA file and for the domain; counting of
-        writes and reads starts again after it."""
+        writes starts again after it."""
         context = SSL.Context(SSL.TLS_CLIENT_METHOD)
         context.set_min_proto_version(SSL.TLS1_2_VERSION)
         context.set_max_proto_version(version)
@@ -265,7 +265,7 @@ class Stream:
                 self._wait(False, deadline)
         names = self.certificate().extensions.get_extension_for_class(x509.SubjectAlternativeName).value
         require(self.server.domain in names.get_values_for_type(x509.DNSName), "certificate does not name the domain")
-        self.writes = self.waits = 0
+        self.writes = 0
 
     def starttls(self, version=SSL.TLS1_3_VERSION):
         """STARTTLS, then the new stream; returns its features."""
@@ -420,19 +420,9 @@ def legacy_scram(server, username, password, mechanism, kind, tls_version=SSL.TL
     and a bound resource. Returns the stream's TLS version."""
     stream = Stream(server)
     features = stream.starttls(tls_version)
-    mechanisms, bindings = advertised(features, sasl2=False)
-    require(mechanism in mechanisms, f"{mechanism} is not offered: {mechanisms}")
+    bindings = advertised(features, sasl2=False)[1]
     require(kind in (bindings or []), f"{kind} is not among the channel-binding types {bindings}")
-    scram = Scram(mechanism, username, password, gs2_for(kind), stream.channel_binding(kind))
-    stream.write(f"<auth xmlns='{SASL}' mechanism='{mechanism}'>{b64(scram.client_first())}</auth>")
-    challenge = stream.receive()
-    require(challenge.tag == tag(SASL, "challenge"), f"expected a challenge: {show(challenge)}")
-    final = scram.client_final(unb64(challenge.text))
-    scram.check_downgrade_hash(mechanisms, bindings)
-    stream.write(f"<response xmlns='{SASL}'>{b64(final)}</response>")
-    success = stream.receive()
-    require(success.tag == tag(SASL, "success"), f"expected success: {show(success)}")
-    scram.check_server_final(unb64(success.text))
+    scram_exchange(stream, username, password, mechanism, kind, sasl2=False)
     features = stream.open()
     require(child(features, BIND, "bind") is not None, f"no <bind/> after the restart: {show(features)}")
     stream.write(f"<iq type='set' id='b1'><bind xmlns='{BIND}'><resource>legacy</resource></bind></iq>")
@@ -444,26 +434,36 @@ def legacy_scram(server, username, password, mechanism, kind, tls_version=SSL.TL
     return version
 
 
-def sasl2_scram(stream, username, password, inline, mechanism="SCRAM-SHA-256-PLUS", kind="tls-exporter"):
-    """A SASL2 SCRAM exchange on a secured stream with `inline` in
-    <authenticate/>; returns <success/>, its signature and h= checked."""
-    mechanisms, bindings = advertised(stream.features, sasl2=True)
-    require(mechanism in mechanisms, f"{mechanism} is not offered in SASL2: {mechanisms}")
+def scram_exchange(stream, username, password, mechanism, kind, sasl2, inline=""):
+    """A SCRAM exchange on a secured stream, in RFC 6120's profile or in
+    SASL2's with `inline` in <authenticate/>; returns <success/>, the
+    server's signature and h= checked."""
+    mechanisms, bindings = advertised(stream.features, sasl2)
+    require(mechanism in mechanisms, f"{mechanism} is not offered: {mechanisms}")
     binding = stream.channel_binding(kind) if kind else b""
     scram = Scram(mechanism, username, password, gs2_for(kind), binding)
-    stream.write(
-        f"<authenticate xmlns='{SASL2}' mechanism='{mechanism}'><initial-response>{b64(scram.client_first())}"
-        f"</initial-response>{inline}</authenticate>"
-    )
+    namespace = SASL2 if sasl2 else SASL
+    if sasl2:
+        stream.write(
+            f"<authenticate xmlns='{SASL2}' mechanism='{mechanism}'><initial-response>{b64(scram.client_first())}"
+            f"</initial-response>{inline}</authenticate>"
+        )
+    else:
+        stream.write(f"<auth xmlns='{SASL}' mechanism='{mechanism}'>{b64(scram.client_first())}</auth>")
     challenge = stream.receive()
-    require(challenge.tag == tag(SASL2, "challenge"), f"expected a SASL2 challenge: {show(challenge)}")
+    require(challenge.tag == tag(namespace, "challenge"), f"expected a challenge: {show(challenge)}")
     final = scram.client_final(unb64(challenge.text))
     scram.check_downgrade_hash(mechanisms, bindings)
-    stream.write(f"<response xmlns='{SASL2}'>{b64(final)}</response>")
+    stream.write(f"<response xmlns='{namespace}'>{b64(final)}</response>")
     success = stream.receive()
-    require(success.tag == tag(SASL2, "success"), f"expected SASL2 success: {show(success)}")
-    scram.check_server_final(unb64(text_of(success, SASL2, "additional-data")))
+    require(success.tag == tag(namespace, "success"), f"expected success: {show(success)}")
+    scram.check_server_final(unb64(text_of(success, SASL2, "additional-data") if sasl2 else success.text))
     return success
+
+
+def sasl2_scram(stream, username, password, inline, mechanism="SCRAM-SHA-256-PLUS", kind="tls-exporter"):
+    """SASL2 SCRAM, bound to tls-exporter unless told otherwise."""
+    return scram_exchange(stream, username, password, mechanism, kind, sasl2=True, inline=inline)
 
 
 def fast_login(server, username, token, mechanism, agent, extra=""):
