@@ -5,8 +5,10 @@ Against a running server (loopback only), with a fresh random username:
   1. in-band registration (XEP-0077) over STARTTLS,
   2. login with SCRAM-SHA-256 over STARTTLS, resource binding, XEP-0199 ping,
      XEP-0030 disco#info of the server,
-  3. the same login with a wrong password is refused,
-  4. SCRAM-SHA-1 login without TLS (allowed on a loopback-only server).
+  3. a login over STARTTLS with the mechanism slixmpp picks itself, where
+     the server offers the -PLUS mechanisms and XEP-0440's types too,
+  4. the same login with a wrong password is refused,
+  5. SCRAM-SHA-1 login without TLS (allowed on a loopback-only server).
 Prints one line per step and exits non-zero on the first failure. Every
 step has a deadline, so the script always ends by itself.
 
@@ -115,6 +117,11 @@ async def main():
     ok = result[0] == "session" and result[1]["ping"] and result[1]["jid"] == f"{jid}/interop"
     check("SCRAM-SHA-256 login, bind, ping, disco", ok, result)
     check("disco lists ping", "urn:xmpp:ping" in result[1]["features"], result[1]["features"])
+
+    # slixmpp's own choice over TLS, where -PLUS and XEP-0440's types are
+    # offered: it may try a channel binding we lack and fall back.
+    result = await run(host, port, jid + "/own-choice", password)
+    check("login with slixmpp's own choice of mechanism over STARTTLS", result[0] == "session", result)
 
     result = await run(host, port, jid, "wrong-password", mechanism="SCRAM-SHA-256")
     check("wrong password refused", result[0] in ("auth-failed", "disconnected"), result)

@@ -3,7 +3,9 @@ import Testing
 /// Interop with slixmpp, a third-party Python XMPP library, against a live
 /// in-process server: `tools/interop/slixmpp_basic.py` (registration,
 /// SCRAM-SHA-256 over STARTTLS with the certificate verified, bind, ping,
-/// disco, a wrong password, SCRAM-SHA-1 without TLS, a taken username) and
+/// disco, the mechanism slixmpp picks itself among the -PLUS and plain
+/// ones over STARTTLS, a wrong password, SCRAM-SHA-1 without TLS, a taken
+/// username) and
 /// `tools/interop/mam_interop.py` (the message archive with slixmpp's
 /// XEP-0313, XEP-0359 and XEP-0441 plugins: stanza ids on delivery, RSM
 /// paging forward and back, time windows, item-not-found, preferences,
