@@ -165,19 +165,10 @@ extension StreamNegotiator {
             client = try SCRAMClient(
                 mechanism: mechanism, username: request.username, secret: secret, channelBinding: binding)
             client.advertisement = offer.advertisement
-            send(authenticate(mechanism.rawValue, client.clientFirstMessage, offer, request, extra: extra))
-            let challenge = try await reader.nextElement()
-            try checkNotFailure(challenge, namespace: NS.sasl2)
-            guard challenge.name == "challenge", challenge.namespace == NS.sasl2,
-                let serverFirst = try SASLPayload.decode(challenge.text)
-            else { throw XMPPClientError.unsupportedServer("unexpected SASL2 reply <\(challenge.name)>") }
-            let final = try client.receiveServerFirst(serverFirst)
-            send(Element("response", namespace: NS.sasl2, children: [.text(SASLPayload.encode(final))]))
-            success = try await expectSuccess()
-            guard
-                let serverFinal = try SASLPayload.decode(
-                    success.childText("additional-data", namespace: NS.sasl2) ?? "")
-            else { throw XMPPClientError.unsupportedServer("the SASL2 success has no SCRAM server-final message") }
+            let serverFinal: [UInt8]
+            (success, serverFinal) = try await scramRoundTrips(
+                &client, authenticate(mechanism.rawValue, client.clientFirstMessage, offer, request, extra: extra),
+                namespace: NS.sasl2)
             try client.receiveServerFinal(serverFinal)
         } catch {
             throw Self.clientError(error)

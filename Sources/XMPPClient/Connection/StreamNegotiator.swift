@@ -131,24 +131,39 @@ struct StreamNegotiator {
     ) async throws(XMPPClientError) -> SavedLogin {
         do {
             var client = try SCRAMClient(mechanism: mechanism, username: username, secret: secret)
-            send(auth(mechanism, client.clientFirstMessage))
-            let challenge = try await reader.nextElement()
-            try checkNotFailure(challenge, namespace: NS.sasl)
-            guard challenge.name == "challenge", challenge.namespace == NS.sasl,
-                let serverFirst = try SASLPayload.decode(challenge.text)
-            else { throw XMPPClientError.unsupportedServer("unexpected SASL reply <\(challenge.name)>") }
-            let final = try client.receiveServerFirst(serverFirst)
-            send(Element("response", namespace: NS.sasl, children: [.text(SASLPayload.encode(final))]))
-            let outcome = try await reader.nextElement()
-            try checkNotFailure(outcome, namespace: NS.sasl)
-            guard outcome.name == "success", outcome.namespace == NS.sasl,
-                let serverFinal = try SASLPayload.decode(outcome.text)
-            else { throw XMPPClientError.unsupportedServer("unexpected SASL reply <\(outcome.name)>") }
+            let (_, serverFinal) = try await scramRoundTrips(
+                &client, auth(mechanism, client.clientFirstMessage), namespace: NS.sasl)
             try client.receiveServerFinal(serverFinal)
             return SavedLogin(mechanism: mechanism, keys: client.keys!)
         } catch {
             throw Self.clientError(error)
         }
+    }
+
+    /// SCRAM's round trips in RFC 6120 (`namespace` `NS.sasl`) or XEP-0388
+    /// (`NS.sasl2`) framing: sends `request` with the client-first message,
+    /// answers the challenge, and returns the success and the server-final
+    /// message it carries, for the caller to check.
+    mutating func scramRoundTrips(
+        _ client: inout SCRAMClient, _ request: Element, namespace: String,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> (success: Element, serverFinal: [UInt8]) {
+        send(request)
+        let challenge = try await reader.nextElement()
+        try checkNotFailure(challenge, namespace: namespace)
+        guard challenge.name == "challenge", challenge.namespace == namespace,
+            let serverFirst = try SASLPayload.decode(challenge.text)
+        else { throw XMPPClientError.unsupportedServer("unexpected SASL reply <\(challenge.name)>") }
+        let final = try client.receiveServerFirst(serverFirst)
+        send(Element("response", namespace: namespace, children: [.text(SASLPayload.encode(final))]))
+        let success = try await reader.nextElement()
+        try checkNotFailure(success, namespace: namespace)
+        // XEP-0388 carries the data in <additional-data/>, RFC 6120 as text.
+        let data = namespace == NS.sasl2 ? success.childText("additional-data", namespace: NS.sasl2) : success.text
+        guard success.name == "success", success.namespace == namespace,
+            let serverFinal = try SASLPayload.decode(data ?? "")
+        else { throw XMPPClientError.unsupportedServer("unexpected SASL reply <\(success.name)>") }
+        return (success, serverFinal)
     }
 
     /// What a failed SCRAM exchange means to the caller.

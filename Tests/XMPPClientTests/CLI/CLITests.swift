@@ -61,6 +61,9 @@ struct CLITests {
             #expect(try permissions(second.home + "/accounts/alice@localhost.json") == 0o600)
             // The saved login works without the password, server and pin.
             #expect(try second.connecting(with: []).run(["roster", "list"]).status == 0)
+            // --verbose says how it logged in.
+            let verbose = try second.connecting(with: []).succeed(["--verbose", "roster", "list"])
+            #expect(verbose.contains("logged in with RFC 6120 SASL, SCRAM-SHA-256 without channel binding\n"))
 
             let wrong = try third.run(["login", "alice@localhost"], input: "wrong\n")
             #expect(wrong.status == 77)
