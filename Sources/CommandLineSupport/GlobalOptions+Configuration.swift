@@ -1,3 +1,4 @@
+import Foundation
 import XMPPClient
 import XMPPCore
 
@@ -28,6 +29,10 @@ extension GlobalOptions {
         configuration.tls = tls ?? saved?.tls ?? .requireValid
         // The server issued the saved FAST token to this id.
         if let id = saved?.userAgentID { configuration.userAgentID = id }
+        // Commands run side by side (listen in one terminal, send in
+        // another): a tag of its own keeps each from replacing the other's
+        // session, as a server-picked resource did before Bind 2.
+        configuration.bindTag = "swiftlet-" + UUID().uuidString.prefix(8).lowercased()
         configuration.resource = resource
         configuration.storePath = storePath
         let timeout = timeout ?? Self.defaultTimeout

@@ -64,9 +64,14 @@ public struct ClientConfiguration: Sendable {
     /// issues FAST tokens to it, so keep it with the saved login. A new one
     /// by default.
     public var userAgentID = UUID()
-    /// The software name shown to the server in SASL2 logins, and the tag
-    /// of the resources it binds (XEP-0386).
+    /// The software name shown to the server in SASL2 logins.
     public var software = "swiftlet"
+    /// The XEP-0386 tag the server makes the resource from when
+    /// ``resource`` is `nil`. With the same ``userAgentID`` it gives the
+    /// same resource, so a new session replaces the installation's old
+    /// one; a program that runs several sessions of one installation at
+    /// once gives each its own tag.
+    public var bindTag = "swiftlet"
     /// The device name shown to the server in SASL2 logins, such as the
     /// host's name; `nil` shows none.
     public var device: String?

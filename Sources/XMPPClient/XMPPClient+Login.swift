@@ -41,7 +41,7 @@ extension XMPPClient {
         var request = sasl2Request(token: fastToken)
         // XEP-0386 makes up the resource from the tag: a resource asked for
         // by name is bound the RFC 6120 way after the login.
-        request.bindTag = configuration.resource == nil ? configuration.software : nil
+        request.bindTag = configuration.resource == nil ? configuration.bindTag : nil
         request.enablesCarbons = configuration.carbons
         request.enablesStreamManagement = configuration.streamManagement
         request.resume = offer.resume ? previous : nil

@@ -88,10 +88,14 @@ import XMPPCore
             configuration: configuration, login: SavedLogin(mechanism: .scramSHA256, keys: keys, fastToken: token))
         #expect(credentials.fastToken == token)
         #expect(credentials.userAgentID == configuration.userAgentID)
-        // The next command logs in as the same user agent.
+        // The next command logs in as the same user agent, under a Bind 2
+        // tag of its own, so that it does not replace another's session.
         let next = GlobalOptions().configuration(
             for: alice, secret: .password("pw"), saved: credentials, storePath: nil, runsUntilStopped: false)
+        let other = GlobalOptions().configuration(
+            for: alice, secret: .password("pw"), saved: credentials, storePath: nil, runsUntilStopped: false)
         #expect(next.userAgentID == configuration.userAgentID)
+        #expect(next.bindTag.hasPrefix("swiftlet-") && next.bindTag != other.bindTag)
         // A file from before SASL2 has no id: each run makes one up.
         let old = GlobalOptions().configuration(
             for: alice, secret: .password("pw"), saved: saved, storePath: nil, runsUntilStopped: false)

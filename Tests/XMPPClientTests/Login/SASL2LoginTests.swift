@@ -65,11 +65,7 @@ struct SASL2LoginTests {
 
     @Test func scramPlusWithTheTLSExporterAndEverythingInline() async throws {
         let seen = try await logIn { client in
-            #expect(
-                await client.loginDetails
-                    == LoginDetails(
-                        profile: .sasl2, mechanism: "SCRAM-SHA-256-PLUS", channelBinding: .tlsExporter,
-                        downgradeProtected: true, usedToken: false))
+            #expect(await client.loginDetails == .scramPlus)
             #expect(await client.boundJID == SASL2LoginTests.alice)
             #expect(await client.isResumable)
             let login = try #require(await client.savedLogin)
@@ -129,6 +125,57 @@ struct SASL2LoginTests {
         #expect(seen.request.name == "auth" && seen.request.namespace == NS.sasl)
         #expect(seen.session.contains { $0.child("bind", namespace: NS.bind) != nil })
         #expect(seen.session.contains { $0.namespace == NS.sm && $0.name == "enable" })
+    }
+
+    @Test func aDroppedSessionIsResumedInTheLogin() async throws {
+        let server = try ScriptedServer()
+        let credentials = try SCRAMCredentials(password: "secret", hashFunction: .sha256)
+        let advertisement = SCRAMDowngradeProtection.Advertisement(
+            mechanisms: SASL2Script.allMechanisms, channelBindings: SASL2Script.bothBindings)
+        async let resumed = server.play { server in
+            let first = try server.accept()
+            try first.startTLS()
+            try first.openStream(features: SASL2Script.features())
+            var final = try SASL2Script.scram(
+                try first.receive(), on: first, credentials: credentials, bindings: first.channelBindings,
+                advertisement: advertisement)
+            try first.send(SASL2Script.success(additionalData: final))
+            // Up to the initial presence, then the connection drops.
+            let handled = try first.serveSession { $0.name == "presence" }
+                .filter { ["iq", "message", "presence"].contains($0.name) }.count
+            try first.end()
+            let second = try server.accept()
+            try second.startTLS()
+            try second.openStream(features: SASL2Script.features())
+            let request = try second.receive()
+            final = try SASL2Script.scram(
+                request, on: second, credentials: credentials, bindings: second.channelBindings,
+                advertisement: advertisement)
+            try second.send(
+                "<success xmlns='urn:xmpp:sasl:2'><additional-data>\(Base64.encode(final))</additional-data>"
+                    + "<authorization-identifier>alice@localhost/swiftlet.1</authorization-identifier>"
+                    + "<resumed xmlns='urn:xmpp:sm:3' previd='sm-1' h='\(handled)'/></success><stream:features/>")
+            return (request, try second.serveSession())
+        }
+        var configuration = server.configuration(.password("secret"))
+        configuration.reconnect.isEnabled = true
+        let client = try XMPPClient(configuration: configuration)
+        let events = EventRecorder(client)
+        try await client.connect()
+        try await events.first("a reconnect") {
+            if case .connectionState(.reconnecting) = $0 { true } else { nil }
+        }
+        try await events.first("the second connection") { _ in
+            events.all.filter { $0 == .connectionState(.connected(Self.alice)) }.count == 2 ? true : nil
+        }
+        #expect(await client.isResumable)
+        await client.disconnect()
+        let (request, session) = try await resumed
+        let resume = try #require(request.child("resume", namespace: NS.sm))
+        #expect(resume[attribute: "previd"] == "sm-1")
+        // Resumed: no roster, no bind, no presence again.
+        #expect(!session.contains { $0.name == "iq" })
+        #expect(!session.contains { $0.name == "presence" && $0[attribute: "type"] == nil })
     }
 
     @Test func aTrimmedMechanismListIsCaught() async throws {

@@ -98,3 +98,15 @@ enum SASL2Script {
         return data
     }
 }
+
+extension LoginDetails {
+    /// SASL2 with SCRAM-SHA-256-PLUS over tls-exporter, checked by XEP-0474:
+    /// the best login with a password or keys.
+    static let scramPlus = LoginDetails(
+        profile: .sasl2, mechanism: "SCRAM-SHA-256-PLUS", channelBinding: .tlsExporter, downgradeProtected: true,
+        usedToken: false)
+    /// SASL2 with a FAST token bound to tls-exporter.
+    static let fastExporter = LoginDetails(
+        profile: .sasl2, mechanism: "HT-SHA-256-EXPR", channelBinding: .tlsExporter, downgradeProtected: false,
+        usedToken: true)
+}

@@ -187,10 +187,13 @@ final class ScriptedStream {
     var channelBindings: [ChannelBindingType: [UInt8]] { tls?.channelBindings ?? [:] }
 
     /// Answers what a client asks after logging in until it closes the
-    /// stream: a bind with `jid`, the roster empty, anything else with
-    /// `service-unavailable`. Returns the elements it sent meanwhile.
+    /// stream, or sends an element `stop` accepts: a bind with `jid`, the
+    /// roster empty, anything else with `service-unavailable`. Returns the
+    /// elements it sent meanwhile.
     @discardableResult
-    func serveSession(jid: String = "alice@localhost/swiftlet.1") throws -> [Element] {
+    func serveSession(
+        jid: String = "alice@localhost/swiftlet.1", until stop: (Element) -> Bool = { _ in false }
+    ) throws -> [Element] {
         var session: [Element] = []
         while true {
             let event = try next()
@@ -199,6 +202,7 @@ final class ScriptedStream {
                 return session
             }
             session.append(element)
+            if stop(element) { return session }
             guard element.name == "iq", let id = element[attribute: "id"],
                 ["get", "set"].contains(element[attribute: "type"] ?? "")
             else { continue }
