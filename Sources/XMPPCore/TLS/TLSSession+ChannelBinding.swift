@@ -30,8 +30,8 @@ extension TLSSession {
     /// - `tls-unique`: never; RFC 9266 replaces it, and it is undefined in
     ///   TLS 1.3 (RFC 8446 §C.5).
     ///
-    /// The corresponding C functions are `SSL_export_keying_material` and
-    /// `X509_digest_sig`.
+    /// The corresponding C functions are `SSL_export_keying_material`,
+    /// `X509_digest_sig` and `X509_digest`.
     public func channelBindingData(for type: ChannelBindingType) -> [UInt8]? {
         guard isHandshakeComplete else { return nil }
         switch type {
@@ -66,14 +66,22 @@ extension TLSSession {
             ? SSL_get_certificate(ssl) : SSL_get0_peer_certificate(ssl)
         guard let certificate else { return nil }
         OpenSSLErrorQueue.clear()
-        // Picks the signature's hash, SHA-256 instead of MD5 or SHA-1
-        // (RFC 5929 §4.1), and a fixed fallback for algorithms that name no
-        // hash (SHA-512 for Ed25519).
-        guard let digest = X509_digest_sig(certificate, nil, nil) else {
-            OpenSSLErrorQueue.clear()
-            return nil
+        defer { OpenSSLErrorQueue.clear() }
+        // The signature's hash, with a fixed fallback for algorithms that
+        // name none (SHA-512 for Ed25519); it keeps MD5 and SHA-1, which
+        // RFC 5929 §4.1 replaces with SHA-256.
+        var used: OpaquePointer?
+        guard let digest = X509_digest_sig(certificate, &used, nil) else { return nil }
+        defer {
+            ASN1_OCTET_STRING_free(digest)
+            EVP_MD_free(used)
         }
-        defer { ASN1_OCTET_STRING_free(digest) }
+        if let used, [NID_md5, NID_sha1].contains(EVP_MD_get_type(used)) {
+            var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+            var length: UInt32 = 0
+            guard X509_digest(certificate, EVP_sha256(), &output, &length) == 1 else { return nil }
+            return Array(output.prefix(Int(length)))
+        }
         let length = Int(ASN1_STRING_length(digest))
         return Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(digest), count: length))
     }

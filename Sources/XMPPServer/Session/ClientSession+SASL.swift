@@ -176,7 +176,11 @@ extension ClientSession {
         do {
             identity = try scram.receiveClientFirst(payload)
         } catch {
-            return saslFailed(error, reason: "bad SCRAM client-first message")
+            // A -PLUS attempt with a binding we lack (slixmpp sends
+            // tls-unique, or 'n') tests no password: the client retries
+            // with another mechanism, and must not be throttled for it.
+            return saslFailed(
+                error, reason: "bad SCRAM client-first message", countsAsFailure: !mechanism.usesChannelBinding)
         }
         guard authorizationIsOwnAccount(identity) else {
             return saslFailed(.invalidAuthzid, reason: "authzid differs from \(identity.username)")
@@ -271,7 +275,8 @@ extension ClientSession {
         phase = .authenticated
         parser.limits = server.authenticatedLimits
         server.loginThrottle.succeeded(account: username)
-        log.info("authenticated as \(username)@\(server.domain) with \(mechanism)\(channelBindingNote(mechanism))")
+        let client = sasl.request?.software.map { ", client \($0)" } ?? ""
+        log.info("authenticated as \(username)@\(server.domain) with \(mechanism)\(channelBindingNote(mechanism))\(client)")
         if let request = sasl.request {
             sasl.request = nil
             server.hooks.sessionAuthenticated(self)

@@ -13,6 +13,8 @@ struct SASL2Request {
     /// The client installation's stable id, when it sent a usable one:
     /// FAST tokens and stable resources are bound to it.
     var userAgent: String?
+    /// The client software it names (`<software/>`), shortened, for the log.
+    var software: String?
     /// The XEP-0386 `<bind/>` request.
     var bind: Element?
     /// The XEP-0198 `<resume/>` request.
@@ -29,6 +31,8 @@ struct SASL2Request {
             (1...Self.maximumUserAgentLength).contains(id.utf8.count)
                 && id.utf8.allSatisfy { (0x21...0x7E).contains($0) } ? id : nil
         }
+        software = authenticate.child("user-agent", namespace: NS.sasl2)?.childText("software", namespace: NS.sasl2)
+            .map { String($0.unicodeScalars.filter { $0.value >= 0x20 }.prefix(Self.maximumTagLength)) }
         bind = authenticate.child("bind", namespace: NS.bind2)
         resume = authenticate.child("resume", namespace: NS.sm)
         requestedToken = authenticate.child("request-token", namespace: NS.fast)?[attribute: "mechanism"]

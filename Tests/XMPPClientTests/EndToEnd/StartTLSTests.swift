@@ -37,7 +37,7 @@ struct StartTLSTests {
         let serverContext = try TLSContext(configuration: .server(certificate: certificate.source))
         let handshakeOver = DispatchSemaphore(value: 0)
         Thread {
-            Self.answerHandshake(TLSSession(context: serverContext), on: peer)
+            LoopbackListener.answerHandshake(TLSSession(context: serverContext), on: peer)
             handshakeOver.signal()
         }.start()
         let trust = try TLSContext(configuration: .client(verification: .insecureAcceptAny))
@@ -54,17 +54,5 @@ struct StartTLSTests {
             #expect(error == .tls("the server sent plaintext after <proceed/>"))
         }
         handshakeOver.wait()
-    }
-
-    /// Plays the server's side of the handshake over the blocking socket
-    /// `fd` until it completes or the client goes away.
-    private static func answerHandshake(_ server: TLSSession, on fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 16 << 10)
-        while !server.isHandshakeComplete {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0, (try? server.receive(ciphertext: Array(buffer[..<count]))) != nil,
-                (try? LoopbackListener.write(server.takeOutput(), to: fd)) != nil
-            else { return }
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import XMPPCore
 import XMPPNet
 import XMPPTestSupport
 
@@ -29,8 +30,16 @@ final class LoopbackListener {
 
     deinit { close(fd) }
 
-    /// The next connection, with Nagle off so each write is a segment.
-    func accept() throws -> Int32 {
+    /// The next connection, with Nagle off so each write is a segment;
+    /// waits at most `timeout` seconds, so a client that never connects
+    /// fails the test instead of hanging it.
+    ///
+    /// The corresponding C functions are `poll` and `accept`.
+    func accept(timeout: Int32 = 10) throws -> Int32 {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, timeout * 1000) == 1 else {
+            throw TestFailure("no connection to \(address) within \(timeout) s")
+        }
         let peer = Glibc.accept(fd, nil, nil)
         guard peer >= 0 else { throw TestFailure("accept: \(String(cString: strerror(errno)))") }
         var noDelay: Int32 = 1
@@ -46,6 +55,18 @@ final class LoopbackListener {
             let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard written > 0 else { throw TestFailure("send: \(String(cString: strerror(errno)))") }
             offset += written
+        }
+    }
+
+    /// Plays the server's side of the handshake over the blocking socket
+    /// `fd` until it completes or the client goes away.
+    static func answerHandshake(_ server: TLSSession, on fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        while !server.isHandshakeComplete {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0, (try? server.receive(ciphertext: Array(buffer[..<count]))) != nil,
+                (try? write(server.takeOutput(), to: fd)) != nil
+            else { return }
         }
     }
 }

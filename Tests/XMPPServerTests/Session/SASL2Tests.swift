@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import XMPPCore
 @testable import XMPPServer
+import XMPPStorage
 import XMPPTestSupport
 
 /// XEP-0388 (SASL2), XEP-0386 (Bind 2), XEP-0484 (FAST), XEP-0440
@@ -41,7 +42,7 @@ import XMPPTestSupport
     private func scramLogin(
         _ client: TestClient, features: Element, mechanism: SASLMechanism = .scramSHA256Plus,
         binding: ChannelBindingType = .tlsExporter, password: String = "r0meo", inline: String
-    ) throws -> Element {
+    ) throws -> Outcome {
         let channelBinding: SCRAMClient.ChannelBinding =
             mechanism.usesChannelBinding
             ? .bound(binding, data: try #require(client.channelBindings[binding])) : .unsupported
@@ -52,15 +53,24 @@ import XMPPTestSupport
             "<authenticate xmlns='urn:xmpp:sasl:2' mechanism='\(mechanism.rawValue)'><initial-response>"
                 + Base64.encode(scram.clientFirstMessage) + "</initial-response>\(inline)</authenticate>")
         let challenge = try client.receiveOne()
-        guard challenge.name == "challenge", challenge.namespace == NS.sasl2 else { return challenge }
+        guard challenge.name == "challenge", challenge.namespace == NS.sasl2 else { return Outcome(first: challenge, after: []) }
         let final = try scram.receiveServerFirst(try Base64.decode(challenge.text))
         #expect(scram.advertisementVerified, "the server-first message carries a matching h=")
         client.send("<response xmlns='urn:xmpp:sasl:2'>\(Base64.encode(final))</response>")
-        let outcome = try client.receiveOne()
+        let outcomes = client.receiveElements()
+        let outcome = try #require(outcomes.first)
         if outcome.name == "success" {
             try scram.receiveServerFinal(try Base64.decode(try #require(outcome.childText("additional-data", namespace: NS.sasl2))))
         }
-        return outcome
+        return Outcome(first: outcome, after: Array(outcomes.dropFirst()))
+    }
+
+    /// What answered a login: `<success/>` or `<failure/>`, and what came
+    /// after it (the features of the authenticated stream, then anything
+    /// a resumed session had waiting).
+    private struct Outcome {
+        var first: Element
+        var after: [Element]
     }
 
     private static func userAgentElement(_ id: String = userAgent) -> String {
@@ -129,6 +139,22 @@ import XMPPTestSupport
         _ = scram
     }
 
+    /// slixmpp picks -PLUS and binds with tls-unique, which we do not
+    /// offer: refused, and retried with another mechanism, without
+    /// counting against the stream's attempts or the login throttle.
+    @Test func plusWithAnUnofferedBindingIsRefusedUncounted() throws {
+        let (client, _) = try secured(try server())
+        for _ in 0..<6 {
+            let scram = try SCRAMClient(
+                mechanism: .scramSHA1Plus, username: "juliet", secret: .password("r0meo"),
+                channelBinding: .bound(.tlsUnique, data: [1, 2, 3]))
+            client.send("<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='SCRAM-SHA-1-PLUS'>\(Base64.encode(scram.clientFirstMessage))</auth>")
+            #expect(try client.receiveOne().child("malformed-request", namespace: NS.sasl) != nil)
+        }
+        #expect(!client.isClosed)
+        #expect(client.session.sasl.failures == 0)
+    }
+
     @Test func wrongChannelBindingDataFails() throws {
         let (client, features) = try secured(try server())
         var scram = try SCRAMClient(
@@ -149,16 +175,16 @@ import XMPPTestSupport
     @Test func sasl2WithBind2BindsAndEnablesInOneRoundTrip() throws {
         let server = try server()
         let (client, features) = try secured(server)
-        let success = try scramLogin(client, features: features, inline: Self.userAgentElement() + Self.bindRequest)
+        let login = try scramLogin(client, features: features, inline: Self.userAgentElement() + Self.bindRequest)
+        let success = login.first
         #expect(success.name == "success")
         let identifier = try JID(try #require(success.childText("authorization-identifier", namespace: NS.sasl2)))
         #expect(identifier.bare.description == "juliet@localhost")
         #expect(identifier.resourcepart?.hasPrefix("Tests/") == true)
         let enabled = success.child("bound", namespace: NS.bind2)?.child("enabled", namespace: NS.sm)
         #expect(enabled?[attribute: "resume"] == "true")
-        let after = try client.receiveOne()
-        #expect(after.name == "features")
-        #expect(after.child("bind", namespace: NS.bind) == nil, "bound already")
+        #expect(login.after.map(\.name) == ["features"])
+        #expect(login.after.first?.child("bind", namespace: NS.bind) == nil, "bound already")
         #expect(client.session.state[Carbons.Enabled.self])
         #expect(client.session.state[ClientStateIndication.Inactive.self])
         #expect(client.session.streamManagement?.resumptionID != nil)
@@ -168,42 +194,41 @@ import XMPPTestSupport
 
     @Test func sasl2WithoutBindLeavesBindingToTheClient() throws {
         let (client, features) = try secured(try server())
-        let success = try scramLogin(client, features: features, mechanism: .scramSHA1, inline: "")
-        #expect(success.childText("authorization-identifier", namespace: NS.sasl2) == "juliet@localhost")
-        let after = try client.receiveOne()
-        #expect(after.child("bind", namespace: NS.bind) != nil)
+        let login = try scramLogin(client, features: features, mechanism: .scramSHA1, inline: "")
+        #expect(login.first.childText("authorization-identifier", namespace: NS.sasl2) == "juliet@localhost")
+        #expect(login.after.first?.child("bind", namespace: NS.bind) != nil)
         #expect(try client.bind("desk").description == "juliet@localhost/desk")
     }
 
     @Test func sameUserAgentGetsTheSameResourceAndReplacesItsOldSession() throws {
         let server = try server()
         let (first, firstFeatures) = try secured(server)
-        let one = try scramLogin(first, features: firstFeatures, inline: Self.userAgentElement() + Self.bindRequest)
+        let one = try scramLogin(first, features: firstFeatures, inline: Self.userAgentElement() + Self.bindRequest).first
         _ = first.receiveElements()
         let (second, secondFeatures) = try secured(server)
-        let two = try scramLogin(second, features: secondFeatures, inline: Self.userAgentElement() + Self.bindRequest)
+        let two = try scramLogin(second, features: secondFeatures, inline: Self.userAgentElement() + Self.bindRequest).first
         #expect(one.childText("authorization-identifier", namespace: NS.sasl2) == two.childText("authorization-identifier", namespace: NS.sasl2))
         #expect(first.receive().streamErrorCondition == "conflict")
         let (third, thirdFeatures) = try secured(server)
-        let other = try scramLogin(third, features: thirdFeatures, inline: Self.userAgentElement(UUID().uuidString) + Self.bindRequest)
+        let other = try scramLogin(third, features: thirdFeatures, inline: Self.userAgentElement(UUID().uuidString) + Self.bindRequest).first
         #expect(other.childText("authorization-identifier", namespace: NS.sasl2) != two.childText("authorization-identifier", namespace: NS.sasl2))
     }
 
     @Test func failedLoginIgnoresInlineRequests() throws {
         let server = try server()
         let (client, features) = try secured(server)
-        let failure = try scramLogin(client, features: features, password: "wrong", inline: Self.userAgentElement() + Self.bindRequest)
+        let failure = try scramLogin(client, features: features, password: "wrong", inline: Self.userAgentElement() + Self.bindRequest).first
         #expect(failure.name == "failure")
         #expect(client.session.jid == nil)
         #expect(!client.isClosed, "the client may try again")
-        let retry = try scramLogin(client, features: features, inline: Self.bindRequest)
+        let retry = try scramLogin(client, features: features, inline: Self.bindRequest).first
         #expect(retry.name == "success")
     }
 
     @Test func resumptionInsideSASL2() throws {
         let server = try server()
         let (client, features) = try secured(server)
-        let success = try scramLogin(client, features: features, inline: Self.userAgentElement() + Self.bindRequest)
+        let success = try scramLogin(client, features: features, inline: Self.userAgentElement() + Self.bindRequest).first
         let full = try #require(success.childText("authorization-identifier", namespace: NS.sasl2))
         let previd = try #require(success.child("bound", namespace: NS.bind2)?.child("enabled", namespace: NS.sm)?[attribute: "id"])
         _ = client.receiveElements()
@@ -214,13 +239,14 @@ import XMPPTestSupport
         romeo.send("<message to='\(full)' type='chat' id='m1'><body>still there?</body></message>")
 
         let (back, backFeatures) = try secured(server)
-        let resumed = try scramLogin(
+        let login = try scramLogin(
             back, features: backFeatures,
             inline: Self.userAgentElement() + "<resume xmlns='urn:xmpp:sm:3' previd='\(previd)' h='0'/>" + Self.bindRequest)
+        let resumed = login.first
         #expect(resumed.child("resumed", namespace: NS.sm)?[attribute: "previd"] == previd)
         #expect(resumed.childText("authorization-identifier", namespace: NS.sasl2) == full)
         #expect(resumed.child("bound", namespace: NS.bind2) == nil, "a resumed session is bound already")
-        let rest = back.receiveElements()
+        let rest = login.after + back.receiveElements()
         #expect(rest.first?.name == "features")
         #expect(rest.contains { $0.name == "message" && $0.childText("body") == "still there?" })
     }
@@ -228,7 +254,7 @@ import XMPPTestSupport
     @Test func failedResumptionStillBinds() throws {
         let (client, features) = try secured(try server())
         let success = try scramLogin(
-            client, features: features, inline: "<resume xmlns='urn:xmpp:sm:3' previd='gone' h='0'/>" + Self.bindRequest)
+            client, features: features, inline: "<resume xmlns='urn:xmpp:sm:3' previd='gone' h='0'/>" + Self.bindRequest).first
         #expect(success.child("failed", namespace: NS.sm)?.child("item-not-found", namespace: NS.stanzas) != nil)
         #expect(success.child("bound", namespace: NS.bind2) != nil)
     }
@@ -240,7 +266,7 @@ import XMPPTestSupport
         let (client, features) = try secured(server)
         let success = try scramLogin(
             client, features: features,
-            inline: Self.userAgentElement() + "<request-token xmlns='urn:xmpp:fast:0' mechanism='\(mechanism.rawValue)'/>")
+            inline: Self.userAgentElement() + "<request-token xmlns='urn:xmpp:fast:0' mechanism='\(mechanism.rawValue)'/>").first
         let token = try #require(success.child("token", namespace: NS.fast))
         let expiry = try #require(token[attribute: "expiry"].flatMap(DateTimeProfile.milliseconds(from:)))
         #expect(abs(Double(expiry) / 1000 - Date().addingTimeInterval(21 * 86400).timeIntervalSince1970) < 60)
@@ -258,7 +284,7 @@ import XMPPTestSupport
         client.send(
             "<authenticate xmlns='urn:xmpp:sasl:2' mechanism='\(mechanism.rawValue)'><initial-response>\(Base64.encode(message))"
                 + "</initial-response>\(Self.userAgentElement(userAgent))<fast xmlns='urn:xmpp:fast:0'/>\(extra)</authenticate>")
-        let outcome = try client.receiveOne()
+        let outcome = try #require(client.receiveElements().first)
         if outcome.name == "success" {
             let proof = try Base64.decode(try #require(outcome.childText("additional-data", namespace: NS.sasl2)))
             #expect(proof == HashedToken.responderMessage(mechanism, token: Array(token.utf8), channelBinding: binding))
@@ -294,7 +320,7 @@ import XMPPTestSupport
         client.send(
             "<authenticate xmlns='urn:xmpp:sasl:2' mechanism='HT-SHA-256-EXPR'><initial-response>\(Base64.encode(message))"
                 + "</initial-response>\(Self.userAgentElement())<fast xmlns='urn:xmpp:fast:0' invalidate='true'/></authenticate>")
-        let success = try client.receiveOne()
+        let success = try #require(client.receiveElements().first)
         #expect(success.name == "success")
         #expect(success.child("token", namespace: NS.fast) == nil)
         #expect(try fastLogin(server, token: token).child("credentials-expired", namespace: NS.sasl) != nil)
@@ -327,6 +353,25 @@ import XMPPTestSupport
         #expect(try fastLogin(server, token: first).name == "failure", "an unused token is replaced by the next")
         #expect(try fastLogin(server, token: second).name == "success")
         #expect(try fastLogin(server, token: token).name == "failure", "using the new one retires the old")
+    }
+
+    @Test func expiredTokensAreForgottenHourly() throws {
+        let offset = Mutex(0.0)
+        let server = try TestServer(clock: WallClock { Date().addingTimeInterval(offset.withLock { $0 }) })
+        try server.addUser("juliet", password: "r0meo")
+        _ = try tokenFromPasswordLogin(server)
+        let count = { () throws -> Int in
+            var rows: Result<[FastTokenRecord], any Error>?
+            server.context.storage.run(on: server.loop, { stores in
+                try stores.fastTokens.tokens(of: "juliet", userAgent: Self.userAgent, at: .distantPast)
+            }) { rows = $0 }
+            server.loop.run()
+            return try rows?.get().count ?? -1
+        }
+        #expect(try count() == 1)
+        offset.withLock { $0 = 22 * 86400 }
+        server.loop.advance(by: FASTTokenExpiry.interval)
+        #expect(try count() == 0)
     }
 
     @Test func fastNeedsAUserAgent() throws {
