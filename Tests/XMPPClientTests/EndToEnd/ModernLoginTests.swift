@@ -21,6 +21,16 @@ struct ModernLoginTests {
         return try XMPPClient(configuration: configuration)
     }
 
+    /// Registers `alice` and logs her in with the password; returns the
+    /// connected client and the login to save, which has a FAST token.
+    private func loggedIn(_ server: ServerFixture) async throws -> (XMPPClient, SavedLogin) {
+        let client = try await server.registeredClient("alice")
+        try await client.connect()
+        let login = try #require(await client.savedLogin)
+        try #require(login.fastToken != nil)
+        return (client, login)
+    }
+
     @Test("SCRAM-SHA-256-PLUS with tls-exporter, checked by XEP-0474, binds inline and gets a FAST token")
     func scramPlusAndBind2() async throws {
         try await ServerFixture.run { server in
@@ -43,12 +53,9 @@ struct ModernLoginTests {
     @Test("the saved FAST token logs the same installation in; another installation falls back to the keys")
     func fastReconnect() async throws {
         try await ServerFixture.run { server in
-            let first = try await server.registeredClient("alice")
-            try await first.connect()
-            let login = try #require(await first.savedLogin)
+            let (first, login) = try await loggedIn(server)
             let firstJID = try #require(await first.boundJID)
             await first.disconnect()
-            try #require(login.fastToken != nil)
 
             let again = try savedClient(server, login, userAgentID: first.configuration.userAgentID)
             try await again.connect()
@@ -70,10 +77,7 @@ struct ModernLoginTests {
     @Test("logOut invalidates the token: the next login with it falls back to the keys")
     func fastInvalidation() async throws {
         try await ServerFixture.run { server in
-            let first = try await server.registeredClient("alice")
-            try await first.connect()
-            let login = try #require(await first.savedLogin)
-            try #require(login.fastToken != nil)
+            let (first, login) = try await loggedIn(server)
             try await first.logOut()
             #expect(await first.savedLogin?.fastToken == nil)
 
