@@ -79,7 +79,7 @@ extension ClientSession {
         case "authenticate":
             let payload: [UInt8]?
             do {
-                payload = try element.child("initial-response", namespace: NS.sasl2).map { try Base64.decode($0.text) }
+                payload = try element.child("initial-response", namespace: NS.sasl2).map { try Self.decode($0) }
             } catch {
                 sasl.request = SASL2Request(element)
                 return saslFailed(.incorrectEncoding, reason: "initial response is not base64")
@@ -91,7 +91,7 @@ extension ClientSession {
                 return fail(StreamError(.unsupportedStanzaType, text: "<response/> without <authenticate/>"))
             }
             do {
-                continueExchange(with: try Base64.decode(element.text))
+                continueExchange(with: try Self.decode(element))
             } catch {
                 saslFailed(.incorrectEncoding, reason: "response is not base64")
             }
@@ -100,6 +100,13 @@ extension ClientSession {
         default:
             fail(StreamError(.unsupportedStanzaType, text: "unexpected <\(element.name)/> in SASL2"))
         }
+    }
+
+    /// The base64 data of `<initial-response/>` or `<response/>`, where
+    /// XEP-0388 puts no special case for empty data; whitespace, which its
+    /// own examples wrap the data in, is skipped.
+    private static func decode(_ element: Element) throws -> [UInt8] {
+        try Base64.decode(String(element.text.unicodeScalars.filter { !$0.properties.isWhitespace }))
     }
 
     /// Finishes a successful XEP-0388 exchange: the FAST token work on the

@@ -282,8 +282,9 @@ import XMPPTestSupport
         let binding = mechanism.channelBinding.flatMap { client.channelBindings[$0] } ?? []
         let message = HashedToken.initiatorMessage(mechanism, username: "juliet", token: Array(token.utf8), channelBinding: binding)
         client.send(
-            "<authenticate xmlns='urn:xmpp:sasl:2' mechanism='\(mechanism.rawValue)'><initial-response>\(Base64.encode(message))"
-                + "</initial-response>\(Self.userAgentElement(userAgent))<fast xmlns='urn:xmpp:fast:0'/>\(extra)</authenticate>")
+            // Wrapped in whitespace, as the XEP-0388 examples write it.
+            "<authenticate xmlns='urn:xmpp:sasl:2' mechanism='\(mechanism.rawValue)'><initial-response>\n  \(Base64.encode(message))"
+                + "\n</initial-response>\(Self.userAgentElement(userAgent))<fast xmlns='urn:xmpp:fast:0'/>\(extra)</authenticate>")
         let outcome = try #require(client.receiveElements().first)
         if outcome.name == "success" {
             let proof = try Base64.decode(try #require(outcome.childText("additional-data", namespace: NS.sasl2)))
