@@ -1,3 +1,4 @@
+import Foundation
 import XMPPClient
 import XMPPCore
 
@@ -26,6 +27,12 @@ extension GlobalOptions {
             configuration.port = saved.port.map { UInt16($0) } ?? configuration.port
         }
         configuration.tls = tls ?? saved?.tls ?? .requireValid
+        // The server issued the saved FAST token to this id.
+        if let id = saved?.userAgentID { configuration.userAgentID = id }
+        // Commands run side by side (listen in one terminal, send in
+        // another): a tag of its own keeps each from replacing the other's
+        // session, as a server-picked resource did before Bind 2.
+        configuration.bindTag = "swiftlet-" + UUID().uuidString.prefix(8).lowercased()
         configuration.resource = resource
         configuration.storePath = storePath
         let timeout = timeout ?? Self.defaultTimeout
@@ -39,12 +46,13 @@ extension GlobalOptions {
 
 extension SavedCredentials {
     /// What `login` saves after logging in with `configuration`: its
-    /// account, server and TLS policy, and the keys of `login`. The port is
-    /// left out when it is the default.
+    /// account, server, TLS policy and user-agent id, and the keys and FAST
+    /// token of `login`. The port is left out when it is the default.
     public init(configuration: ClientConfiguration, login: SavedLogin) {
         let defaultPort = ClientConfiguration(jid: configuration.jid, secret: configuration.secret).port
         self.init(
             jid: configuration.jid, mechanism: login.mechanism, keys: login.keys, host: configuration.host,
-            port: configuration.port == defaultPort ? nil : Int(configuration.port), tls: configuration.tls)
+            port: configuration.port == defaultPort ? nil : Int(configuration.port), tls: configuration.tls,
+            fastToken: login.fastToken, userAgentID: configuration.userAgentID)
     }
 }

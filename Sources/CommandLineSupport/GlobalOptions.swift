@@ -20,6 +20,9 @@ public struct GlobalOptions: Sendable, Equatable {
     /// `--timeout SECONDS`: the longest wait for the server, or how long
     /// listen, presence and chat run.
     public var timeout: Duration?
+    /// `--verbose`: say how the login went (SASL profile, mechanism,
+    /// channel binding) on standard error.
+    public var verbose = false
 
     /// No options given.
     public init() {}
@@ -34,6 +37,7 @@ public struct GlobalOptions: Sendable, Equatable {
         .value(
             "--timeout", "SECONDS",
             "The longest wait for the server (default 15); listen, presence and chat stop after it."),
+        .flag("--verbose", "Say how the login went: SASL mechanism and channel binding."),
     ]
 
     /// Sets the option `name` from its text.
@@ -59,6 +63,7 @@ public struct GlobalOptions: Sendable, Equatable {
                 throw .usage("--timeout wants a number of seconds, not '\(text)'")
             }
             timeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        case "--verbose": verbose = true
         default: preconditionFailure("\(name) is not a global option")
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import XMPPCore
 import XMPPNet
 
@@ -59,6 +60,21 @@ public struct ClientConfiguration: Sendable {
     /// How long the connection may be silent before the client pings the
     /// server; no answer within `timeout` after that counts as a drop.
     public var keepaliveInterval: Duration = .seconds(60)
+    /// This installation's stable id for XEP-0388 (SASL2): the server
+    /// issues FAST tokens to it, so keep it with the saved login. A new one
+    /// by default.
+    public var userAgentID = UUID()
+    /// The software name shown to the server in SASL2 logins.
+    public var software = "swiftlet"
+    /// The XEP-0386 tag the server makes the resource from when
+    /// ``resource`` is `nil`. With the same ``userAgentID`` it gives the
+    /// same resource, so a new session replaces the installation's old
+    /// one; a program that runs several sessions of one installation at
+    /// once gives each its own tag.
+    public var bindTag = "swiftlet"
+    /// The device name shown to the server in SASL2 logins, such as the
+    /// host's name; `nil` shows none.
+    public var device: String?
     /// The clock that times reconnect delays, keepalive pings and
     /// timeouts: the system's by default; tests give one they move by hand,
     /// so nothing they check depends on how fast the machine is.

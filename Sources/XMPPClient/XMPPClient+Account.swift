@@ -11,7 +11,7 @@ extension XMPPClient {
         let transport = try await openTransport()
         transport.setReadTimeout(configuration.timeout)
         defer { transport.close() }
-        var negotiator = StreamNegotiator(transport: transport, domain: account.domainpart)
+        var negotiator = StreamNegotiator(transport: transport, account: account)
         var features = try await negotiator.openStream()
         features = try await negotiator.secure(
             features, trust: configuration.tlsContext(), required: configuration.requireTLS)
@@ -27,6 +27,8 @@ extension XMPPClient {
         _ = try await request(.set, to: try? JID(localpart: nil, domainpart: account.domainpart), payload: query)
         secret = .password(newPassword)
         savedLogin = nil
+        // The next login derives keys from the new password, not a token.
+        fastToken = nil
     }
 
     /// Deletes the account on the server (XEP-0077 §3.2) and disconnects

@@ -18,12 +18,18 @@ public actor XMPPClient {
     /// What to save after a SCRAM login so the next one needs no password;
     /// `nil` before the first login or after a PLAIN one.
     public internal(set) var savedLogin: SavedLogin?
+    /// How the current or last connection logged in: the SASL profile,
+    /// mechanism and channel binding.
+    public internal(set) var loginDetails: LoginDetails?
     /// The full JID of the current session.
     public var boundJID: JID? { connection?.jid }
 
     let store: ClientStore
     nonisolated let broadcaster = EventBroadcaster()
     var secret: ClientSecret
+    /// The FAST token to log in with next (XEP-0484): the saved one, then
+    /// each the server issues; dropped when the server refuses it.
+    var fastToken: FASTToken?
     var connection: Connection?
     /// Roster contacts by bare JID.
     var contacts: [JID: RosterContact] = [:]
@@ -89,6 +95,7 @@ public actor XMPPClient {
     public init(configuration: ClientConfiguration) throws(XMPPClientError) {
         self.configuration = configuration
         self.secret = configuration.secret
+        if case .saved(let login) = configuration.secret { fastToken = login.fastToken }
         do {
             store = try configuration.storePath.map { try ClientStore(path: $0) } ?? ClientStore.inMemory()
             // Waits for the store's thread, as opening it did: the cached
@@ -167,30 +174,43 @@ public actor XMPPClient {
     }
 
     /// Opens a connection and logs in, resuming the previous session when
-    /// it can (XEP-0198 §5); on success the read loop runs.
+    /// it can (XEP-0198 §5); on success the read loop runs. When the server
+    /// refused the FAST token and did not let the secret be tried on that
+    /// stream, tries once more on a new one, without the token.
     private func establish() async throws(XMPPClientError) {
+        let hadToken = fastToken != nil
+        do {
+            try await establishOnce()
+        } catch let error where hadToken && fastToken == nil && error != .notAuthorized {
+            try await establishOnce()
+        }
+    }
+
+    private func establishOnce() async throws(XMPPClientError) {
         let transport = try await openTransport()
         transport.setReadTimeout(configuration.timeout)
         let previous = streamManagement
         streamManagement = nil
         do {
-            var negotiator = StreamNegotiator(transport: transport, domain: account.domainpart)
+            var negotiator = StreamNegotiator(transport: transport, account: account)
             var features = try await negotiator.openStream()
             features = try await negotiator.secure(
                 features, trust: configuration.tlsContext(), required: configuration.requireTLS)
-            let login = try await negotiator.authenticate(
-                features, username: account.localpart ?? "", secret: secret)
-            if let login { savedLogin = login }
-            features = try await negotiator.openStream()
+            let login = try await logIn(&negotiator, features, resuming: lastBoundJID == nil ? nil : previous)
+            features = login.features
             let offersStreamManagement = features.child("sm", namespace: NS.sm) != nil
-            var resumed: StreamManagementState<Element>?
-            if offersStreamManagement, let previous, lastBoundJID != nil {
+            var resumed = login.resumed
+            if resumed == nil, login.jid == nil, !login.triedResumption, offersStreamManagement, let previous,
+                lastBoundJID != nil
+            {
                 resumed = try await negotiator.resume(previous)
             }
             let jid: JID
             if resumed != nil, let previousJID = lastBoundJID {
                 jid = previousJID
                 streamManagement = resumed
+            } else if let bound = login.jid {
+                jid = bound
             } else {
                 jid = try await negotiator.bind(configuration.resource)
             }
@@ -203,12 +223,17 @@ public actor XMPPClient {
             if resumed != nil {
                 resendUnacknowledged()
             } else {
-                if offersStreamManagement, configuration.streamManagement {
+                if let answer = login.streamManagementAnswer {
+                    streamManagement = StreamManagementState()
+                    handleStreamManagement(answer)
+                } else if offersStreamManagement, configuration.streamManagement {
                     streamManagement = StreamManagementState()
                     transport.send(
                         ClientWire.bytes(Element("enable", namespace: NS.sm, attributes: ["resume": "true"])))
                 }
-                try await startSession(legacySessionOffered: features.child("session", namespace: NS.session))
+                try await startSession(
+                    legacySessionOffered: features.child("session", namespace: NS.session),
+                    carbonsEnabled: login.carbonsEnabled)
                 // Messages the server may not have received before the drop
                 // go again; receivers drop duplicates by id.
                 for stanza in previous?.unacknowledged ?? [] where stanza.name == "message" { transmit(stanza) }
@@ -238,13 +263,16 @@ public actor XMPPClient {
     }
 
     /// What follows binding: the legacy session request when the server
-    /// requires it, the roster, and our presence.
-    private func startSession(legacySessionOffered session: Element?) async throws(XMPPClientError) {
+    /// requires it, the roster, carbons unless Bind 2 enabled them, and our
+    /// presence.
+    private func startSession(legacySessionOffered session: Element?, carbonsEnabled: Bool)
+        async throws(XMPPClientError)
+    {
         if let session, session.child("optional", namespace: NS.session) == nil {
             _ = try await request(.set, payload: Element("session", namespace: NS.session))
         }
         try await syncRoster()
-        await enableCarbons()
+        if !carbonsEnabled { await enableCarbons() }
         await loadOwnAvatarHash()
         // Staying unavailable means sending no presence at all (RFC 6121
         // §4.2): messages to the bare JID then wait offline.

@@ -18,6 +18,12 @@ enum Console {
         if showsProgress { write(text + "\n", to: STDERR_FILENO) }
     }
 
+    /// Writes `text` and a newline to standard error, terminal or not: what
+    /// `--verbose` asked for.
+    static func note(_ text: String) {
+        write(text + "\n", to: STDERR_FILENO)
+    }
+
     /// Writes `swiftlet: message` to standard error.
     static func error(_ message: String) {
         write("swiftlet: \(message)\n", to: STDERR_FILENO)

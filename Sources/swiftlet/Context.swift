@@ -32,8 +32,8 @@ struct Context {
     func savedClient() throws -> XMPPClient {
         let account = try home.account(option: global.account)
         let saved = try home.credentials(for: account)
-        return try client(
-            for: account, secret: .saved(SavedLogin(mechanism: saved.mechanism, keys: saved.keys)), saved: saved)
+        let login = SavedLogin(mechanism: saved.mechanism, keys: saved.keys, fastToken: saved.fastToken)
+        return try client(for: account, secret: .saved(login), saved: saved)
     }
 
     /// Connects and logs in, showing progress on a terminal.
@@ -62,6 +62,21 @@ struct Context {
                     + "run 'swiftlet login \(account)'")
         }
         if let jid = await client.boundJID { Console.progress("connected as \(jid)") }
+        if global.verbose, let details = await client.loginDetails { Console.note("logged in with \(details)") }
+        if case .saved(let login) = configuration.secret { try await saveToken(of: client, replacing: login) }
+    }
+
+    /// Saves the FAST token the login left when it is not the one saved:
+    /// the server issued or rotated one, or refused the saved one.
+    private func saveToken(of client: XMPPClient, replacing saved: SavedLogin) async throws {
+        guard let login = await client.savedLogin, login.fastToken != saved.fastToken else { return }
+        let path = home.credentialsPath(for: client.configuration.jid)
+        let credentials = try SavedCredentials.read(from: path)
+        try SavedCredentials(
+            jid: credentials.jid, mechanism: credentials.mechanism, keys: credentials.keys, host: credentials.host,
+            port: credentials.port, tls: credentials.tls, fastToken: login.fastToken,
+            userAgentID: client.configuration.userAgentID
+        ).write(to: path)
     }
 
     /// Connects unseen, runs `body`, pings the server, disconnects, and

@@ -135,6 +135,8 @@ import XMPPCore
         #expect(parsed.global.home == "/h")
         #expect(parsed.global.timeout == .milliseconds(2500))
         #expect(parsed.global.account == (try JID("alice@example.com")))
+        #expect(!parsed.global.verbose)
+        #expect(try invocation(["--verbose", "roster", "list"]).global.verbose)
     }
 
     @Test func doubleDashEndsOptionsAndTextWordsAreJoined() throws {

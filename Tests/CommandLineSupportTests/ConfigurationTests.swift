@@ -73,10 +73,32 @@ import XMPPCore
         let login = SavedLogin(mechanism: .scramSHA256, keys: keys)
         let credentials = SavedCredentials(configuration: configuration, login: login)
         #expect(credentials == SavedCredentials(
-            jid: alice, mechanism: .scramSHA256, keys: keys, host: "127.0.0.1", port: 40000, tls: pinned))
+            jid: alice, mechanism: .scramSHA256, keys: keys, host: "127.0.0.1", port: 40000, tls: pinned,
+            userAgentID: configuration.userAgentID))
         configuration.port = 5222
         configuration.host = nil
         #expect(SavedCredentials(configuration: configuration, login: login).port == nil)
         #expect(SavedCredentials(configuration: configuration, login: login).host == nil)
+    }
+
+    @Test func theFASTTokenIsSavedWithTheUserAgentItWasIssuedTo() {
+        let token = FASTToken(token: "t", mechanism: .sha256Exporter, expiry: Date(timeIntervalSince1970: 2e9))
+        let configuration = ClientConfiguration(jid: alice, secret: .password("pw"))
+        let credentials = SavedCredentials(
+            configuration: configuration, login: SavedLogin(mechanism: .scramSHA256, keys: keys, fastToken: token))
+        #expect(credentials.fastToken == token)
+        #expect(credentials.userAgentID == configuration.userAgentID)
+        // The next command logs in as the same user agent, under a Bind 2
+        // tag of its own, so that it does not replace another's session.
+        let next = GlobalOptions().configuration(
+            for: alice, secret: .password("pw"), saved: credentials, storePath: nil, runsUntilStopped: false)
+        let other = GlobalOptions().configuration(
+            for: alice, secret: .password("pw"), saved: credentials, storePath: nil, runsUntilStopped: false)
+        #expect(next.userAgentID == configuration.userAgentID)
+        #expect(next.bindTag.hasPrefix("swiftlet-") && next.bindTag != other.bindTag)
+        // A file from before SASL2 has no id: each run makes one up.
+        let old = GlobalOptions().configuration(
+            for: alice, secret: .password("pw"), saved: saved, storePath: nil, runsUntilStopped: false)
+        #expect(old.userAgentID != configuration.userAgentID)
     }
 }

@@ -3,38 +3,46 @@ import XMPPNet
 
 /// Runs the steps of RFC 6120 from a TCP connection to a bound resource:
 /// stream headers, STARTTLS, SASL and resource binding, plus XEP-0077
-/// registration on a fresh stream.
+/// registration on a fresh stream. XEP-0388 login is in
+/// `SASL2Negotiation.swift`.
 ///
 /// Each step waits for the server's one reply; the transport's read timeout
 /// bounds the wait.
 struct StreamNegotiator {
     let transport: StreamTransport
     var reader: StreamReader
-    let domain: String
+    /// The account's bare JID.
+    let account: JID
+    var domain: String { account.domainpart }
     /// Whether TLS is on.
     private(set) var isSecure = false
+    /// Whether the server refused the FAST token of an XEP-0388 login (or
+    /// it had expired): the caller discards it.
+    var tokenRejected = false
     private var nextID = 0
 
-    init(transport: StreamTransport, domain: String) {
+    init(transport: StreamTransport, account: JID) {
         self.transport = transport
         self.reader = StreamReader(transport)
-        self.domain = domain
+        self.account = account
     }
 
     /// The stream header a client sends (RFC 6120 §4.7), also used on every
-    /// restart.
-    var header: StreamHeader { Self.clientHeader(domain: domain) }
+    /// restart; once TLS is on it names the account in `from` (§4.7.1),
+    /// which FAST needs (XEP-0484 §4.1).
+    var header: StreamHeader { Self.clientHeader(domain: domain, from: isSecure ? account : nil) }
 
-    /// The header of a client stream to `domain`.
-    static func clientHeader(domain: String) -> StreamHeader {
+    /// The header of a client stream to `domain`, from `from` if given.
+    static func clientHeader(domain: String, from: JID? = nil) -> StreamHeader {
         StreamHeader(
             name: "stream", namespace: NS.streams, defaultNamespace: NS.client,
             prefixes: ["stream": NS.streams],
-            attributes: [Attribute("to", domain), Attribute("version", "1.0")])
+            attributes: (from.map { [Attribute("from", $0.description)] } ?? [])
+                + [Attribute("to", domain), Attribute("version", "1.0")])
     }
 
     /// Opens (or reopens) the stream; returns the server's features.
-    mutating func openStream() async throws(XMPPClientError) -> Element {
+    mutating func openStream(isolation: isolated (any Actor)? = #isolation) async throws(XMPPClientError) -> Element {
         do {
             transport.restartStream(with: try XMLSerializer.streamOpening(header))
         } catch {
@@ -57,7 +65,7 @@ struct StreamNegotiator {
     /// returns the features of the new stream; fails when the server does
     /// not offer it and `required` is set.
     mutating func secure(
-        _ features: Element, trust: TLSContext, required: Bool
+        _ features: Element, trust: TLSContext, required: Bool, isolation: isolated (any Actor)? = #isolation
     ) async throws(XMPPClientError) -> Element {
         guard features.child("starttls", namespace: NS.tls) != nil else {
             if required { throw .unsupportedServer("the server does not offer TLS") }
@@ -85,7 +93,7 @@ struct StreamNegotiator {
     /// `secret` (RFC 6120 §6): SCRAM-SHA-256, then SCRAM-SHA-1, then PLAIN
     /// but only over TLS. Returns the keys to save, when SCRAM was used.
     mutating func authenticate(
-        _ features: Element, username: String, secret: ClientSecret
+        _ features: Element, username: String, secret: ClientSecret, isolation: isolated (any Actor)? = #isolation
     ) async throws(XMPPClientError) -> SavedLogin? {
         let offered = Set(
             features.child("mechanisms", namespace: NS.sasl)?.elements
@@ -118,33 +126,58 @@ struct StreamNegotiator {
     }
 
     private mutating func scram(
-        _ mechanism: SASLMechanism, username: String, secret: SCRAMClient.Secret
+        _ mechanism: SASLMechanism, username: String, secret: SCRAMClient.Secret,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws(XMPPClientError) -> SavedLogin {
         do {
             var client = try SCRAMClient(mechanism: mechanism, username: username, secret: secret)
-            send(auth(mechanism, client.clientFirstMessage))
-            let challenge = try await reader.nextElement()
-            try checkNotFailure(challenge)
-            guard challenge.name == "challenge", challenge.namespace == NS.sasl,
-                let serverFirst = try SASLPayload.decode(challenge.text)
-            else { throw XMPPClientError.unsupportedServer("unexpected SASL reply <\(challenge.name)>") }
-            let final = try client.receiveServerFirst(serverFirst)
-            send(Element("response", namespace: NS.sasl, children: [.text(SASLPayload.encode(final))]))
-            let outcome = try await reader.nextElement()
-            try checkNotFailure(outcome)
-            guard outcome.name == "success", outcome.namespace == NS.sasl,
-                let serverFinal = try SASLPayload.decode(outcome.text)
-            else { throw XMPPClientError.unsupportedServer("unexpected SASL reply <\(outcome.name)>") }
+            let (_, serverFinal) = try await scramRoundTrips(
+                &client, auth(mechanism, client.clientFirstMessage), namespace: NS.sasl)
             try client.receiveServerFinal(serverFinal)
             return SavedLogin(mechanism: mechanism, keys: client.keys!)
-        } catch let error as XMPPClientError {
-            throw error
-        } catch SASLClientError.savedKeysOutdated {
-            throw .notAuthorized
-        } catch SASLClientError.invalidUsername, SASLClientError.invalidPassword {
-            throw .invalidRequest("the username or password cannot be used")
         } catch {
-            throw .unsupportedServer("SASL failed: \(error)")
+            throw Self.clientError(error)
+        }
+    }
+
+    /// SCRAM's round trips in RFC 6120 (`namespace` `NS.sasl`) or XEP-0388
+    /// (`NS.sasl2`) framing: sends `request` with the client-first message,
+    /// answers the challenge, and returns the success and the server-final
+    /// message it carries, for the caller to check.
+    mutating func scramRoundTrips(
+        _ client: inout SCRAMClient, _ request: Element, namespace: String,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> (success: Element, serverFinal: [UInt8]) {
+        send(request)
+        let challenge = try await reader.nextElement()
+        try checkNotFailure(challenge, namespace: namespace)
+        guard challenge.name == "challenge", challenge.namespace == namespace,
+            let serverFirst = try SASLPayload.decode(challenge.text)
+        else { throw XMPPClientError.unsupportedServer("unexpected SASL reply <\(challenge.name)>") }
+        let final = try client.receiveServerFirst(serverFirst)
+        send(Element("response", namespace: namespace, children: [.text(SASLPayload.encode(final))]))
+        let success = try await reader.nextElement()
+        try checkNotFailure(success, namespace: namespace)
+        // XEP-0388 carries the data in <additional-data/>, RFC 6120 as text.
+        let data = namespace == NS.sasl2 ? success.childText("additional-data", namespace: NS.sasl2) : success.text
+        guard success.name == "success", success.namespace == namespace,
+            let serverFinal = try SASLPayload.decode(data ?? "")
+        else { throw XMPPClientError.unsupportedServer("unexpected SASL reply <\(success.name)>") }
+        return (success, serverFinal)
+    }
+
+    /// What a failed SCRAM exchange means to the caller.
+    static func clientError(_ error: any Error) -> XMPPClientError {
+        switch error {
+        case let error as XMPPClientError: error
+        case SASLClientError.savedKeysOutdated: .notAuthorized
+        case SASLClientError.invalidUsername, SASLClientError.invalidPassword:
+            .invalidRequest("the username or password cannot be used")
+        case SASLClientError.downgradeDetected:
+            .unsupportedServer(
+                "the server's SCRAM hash of its mechanisms does not match what it advertised: "
+                    + "someone on the path may have removed the stronger ones (XEP-0474)")
+        default: .unsupportedServer("SASL failed: \(error)")
         }
     }
 
@@ -154,17 +187,19 @@ struct StreamNegotiator {
             children: [.text(SASLPayload.encode(message))])
     }
 
-    private mutating func expectSuccess() async throws(XMPPClientError) {
+    private mutating func expectSuccess(isolation: isolated (any Actor)? = #isolation) async throws(XMPPClientError) {
         let outcome = try await reader.nextElement()
-        try checkNotFailure(outcome)
+        try checkNotFailure(outcome, namespace: NS.sasl)
         guard outcome.name == "success", outcome.namespace == NS.sasl else {
             throw .unsupportedServer("unexpected SASL reply <\(outcome.name)>")
         }
     }
 
-    private func checkNotFailure(_ element: Element) throws(XMPPClientError) {
-        guard element.name == "failure", element.namespace == NS.sasl else { return }
-        let condition = element.elements.first { $0.name != "text" }?.name
+    /// Throws what a SASL `<failure/>` in `namespace` (RFC 6120 or XEP-0388)
+    /// means; returns for any other element.
+    func checkNotFailure(_ element: Element, namespace: String) throws(XMPPClientError) {
+        guard element.name == "failure", element.namespace == namespace else { return }
+        let condition = element.elements.first { $0.namespace == NS.sasl && $0.name != "text" }?.name
         switch condition {
         case "not-authorized", "credentials-expired", "account-disabled", "invalid-authzid":
             throw .notAuthorized
@@ -179,7 +214,9 @@ struct StreamNegotiator {
 
     /// Binds `resource` (or one the server picks) and returns the full JID
     /// (RFC 6120 §7).
-    mutating func bind(_ resource: String?) async throws(XMPPClientError) -> JID {
+    mutating func bind(_ resource: String?, isolation: isolated (any Actor)? = #isolation) async throws(XMPPClientError)
+        -> JID
+    {
         var bind = Element("bind", namespace: NS.bind)
         if let resource {
             bind.append(Element("resource", namespace: NS.bind, children: [.text(resource)]))
@@ -195,7 +232,8 @@ struct StreamNegotiator {
     /// instead of binding. Returns its state with the server's count
     /// applied, or nil when the server refuses (the session is gone): then
     /// bind as usual.
-    mutating func resume(_ previous: StreamManagementState<Element>) async throws(XMPPClientError)
+    mutating func resume(_ previous: StreamManagementState<Element>, isolation: isolated (any Actor)? = #isolation)
+        async throws(XMPPClientError)
         -> StreamManagementState<Element>?
     {
         guard let id = previous.resumptionID else { return nil }
@@ -203,7 +241,14 @@ struct StreamNegotiator {
             Element(
                 "resume", namespace: NS.sm,
                 attributes: ["previd": id, "h": String(previous.handledInbound)]))
-        let answer = try await reader.nextElement()
+        return try Self.resumed(previous, try await reader.nextElement())
+    }
+
+    /// `previous` with the count of `answer` applied when it is
+    /// `<resumed/>`; nil for anything else (`<failed/>`).
+    static func resumed(_ previous: StreamManagementState<Element>, _ answer: Element) throws(XMPPClientError)
+        -> StreamManagementState<Element>?
+    {
         guard answer.name == "resumed", answer.namespace == NS.sm,
             let h = answer[attribute: "h"].flatMap(UInt32.init)
         else { return nil }
@@ -217,7 +262,9 @@ struct StreamNegotiator {
     }
 
     /// Creates `username` with `password` (XEP-0077 §3.1), before logging in.
-    mutating func register(username: String, password: String) async throws(XMPPClientError) {
+    mutating func register(username: String, password: String, isolation: isolated (any Actor)? = #isolation)
+        async throws(XMPPClientError)
+    {
         var query = Element("query", namespace: NS.register)
         query.append(Element("username", namespace: NS.register, children: [.text(username)]))
         query.append(Element("password", namespace: NS.register, children: [.text(password)]))
@@ -232,7 +279,9 @@ struct StreamNegotiator {
 
     /// Sends an IQ and waits for its reply: the next element, since nothing
     /// else arrives during negotiation. An error reply is thrown.
-    private mutating func request(_ type: IQ.IQType, _ payload: Element) async throws(XMPPClientError) -> IQ {
+    private mutating func request(_ type: IQ.IQType, _ payload: Element, isolation: isolated (any Actor)? = #isolation)
+        async throws(XMPPClientError) -> IQ
+    {
         nextID += 1
         let id = "negotiation-\(nextID)"
         send(IQ(type: type, id: id, payload: payload).element)
@@ -253,17 +302,21 @@ struct StreamNegotiator {
     }
 }
 
-/// What a successful SCRAM login leaves to save for the next one.
+/// What a successful SCRAM login leaves to save for the next one, and the
+/// FAST token the server issued since, if any.
 public struct SavedLogin: Sendable, Hashable {
     /// The mechanism used; the keys only work with it.
     public var mechanism: SASLMechanism
     /// The client and server keys with the salt and iteration count.
     public var keys: SCRAMClientKeys
+    /// A token for one-round-trip logins (XEP-0484), tried before the keys.
+    public var fastToken: FASTToken?
 
-    /// Pairs a mechanism with keys saved from it.
-    public init(mechanism: SASLMechanism, keys: SCRAMClientKeys) {
+    /// Pairs a mechanism with keys saved from it, and a token if there is one.
+    public init(mechanism: SASLMechanism, keys: SCRAMClientKeys, fastToken: FASTToken? = nil) {
         self.mechanism = mechanism
         self.keys = keys
+        self.fastToken = fastToken
     }
 }
 

@@ -116,6 +116,14 @@ final class StreamTransport: ByteTransportDelegate, @unchecked Sendable {
         }
     }
 
+    /// The channel-binding data TLS supplies (RFC 9266, RFC 5929), by
+    /// type; empty before TLS is on.
+    func channelBindings() async -> [ChannelBindingType: [UInt8]] {
+        await withCheckedContinuation { answer in
+            loop.execute { answer.resume(returning: self.tls?.session.channelBindings ?? [:]) }
+        }
+    }
+
     // MARK: - Timeouts and closing
 
     /// Closes the connection with `XMPPClientError.timedOut` whenever the

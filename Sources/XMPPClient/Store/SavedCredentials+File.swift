@@ -16,12 +16,17 @@ import XMPPCore
 ///   "clientKey" : "<base64>", "format" : 1, "host" : "xmpp.example.com",
 ///   "iterations" : 4096, "jid" : "juliet@example.com",
 ///   "mechanism" : "SCRAM-SHA-256", "port" : 5222, "salt" : "<base64>",
-///   "serverKey" : "<base64>", "tls" : "require"
+///   "serverKey" : "<base64>", "tls" : "require",
+///   "userAgent" : "<UUID>",
+///   "fastToken" : { "token" : "…", "mechanism" : "HT-SHA-256-EXPR",
+///                   "expiry" : "2026-12-23T10:00:00Z" }
 /// }
 /// ```
 ///
-/// `host` and `port` are left out when `nil`; `tls` is `ClientTLSPolicy`'s
-/// text form; the hash function is the mechanism's.
+/// `host`, `port`, `userAgent` and `fastToken` are left out when `nil`
+/// (files from before SASL2 have neither of the last two, and still read);
+/// `tls` is `ClientTLSPolicy`'s text form; the hash function is the
+/// mechanism's; `expiry` is an XEP-0082 DateTime.
 extension SavedCredentials {
     /// The file's JSON object. `Data` encodes as base64.
     private struct File: Codable {
@@ -38,6 +43,15 @@ extension SavedCredentials {
         var host: String?
         var port: Int?
         var tls: String
+        var userAgent: String?
+        var fastToken: Token?
+
+        /// A FAST token's fields.
+        struct Token: Codable {
+            var token: String
+            var mechanism: String
+            var expiry: String
+        }
 
         /// The file form of `credentials`.
         init(_ credentials: SavedCredentials) {
@@ -51,6 +65,10 @@ extension SavedCredentials {
             host = credentials.host
             port = credentials.port
             tls = credentials.tls.description
+            userAgent = credentials.userAgentID?.uuidString.lowercased()
+            fastToken = credentials.fastToken.map {
+                Token(token: $0.token, mechanism: $0.mechanism.rawValue, expiry: $0.expiryText)
+            }
         }
     }
 
@@ -180,7 +198,18 @@ extension SavedCredentials {
         guard let tls = ClientTLSPolicy(file.tls) else {
             throw malformed("\"tls\" is not require, insecure or pin:<SHA-256 fingerprint>")
         }
+        let userAgentID = try file.userAgent.map { text in
+            guard let id = UUID(uuidString: text) else { throw malformed("\"userAgent\" is not a UUID") }
+            return id
+        }
+        let fastToken = try file.fastToken.map { token in
+            guard let mechanism = FASTMechanism(rawValue: token.mechanism),
+                let expiry = FASTToken.date(from: token.expiry), !token.token.isEmpty
+            else { throw malformed("\"fastToken\" is not a token, a FAST mechanism and an expiry") }
+            return FASTToken(token: token.token, mechanism: mechanism, expiry: expiry)
+        }
         return SavedCredentials(
-            jid: jid, mechanism: mechanism, keys: keys, host: file.host, port: file.port, tls: tls)
+            jid: jid, mechanism: mechanism, keys: keys, host: file.host, port: file.port, tls: tls,
+            fastToken: fastToken, userAgentID: userAgentID)
     }
 }

@@ -61,6 +61,13 @@ struct CLITests {
             #expect(try permissions(second.home + "/accounts/alice@localhost.json") == 0o600)
             // The saved login works without the password, server and pin.
             #expect(try second.connecting(with: []).run(["roster", "list"]).status == 0)
+            // The login saved a FAST token, which the next command logs in
+            // with, as --verbose says.
+            #expect(
+                try String(contentsOfFile: second.home + "/accounts/alice@localhost.json", encoding: .utf8)
+                    .contains("\"mechanism\" : \"HT-SHA-256-EXPR\""))
+            let verbose = try second.connecting(with: []).succeed(["--verbose", "roster", "list"])
+            #expect(verbose.contains("logged in with SASL2, HT-SHA-256-EXPR with tls-exporter\n"), "\(verbose)")
 
             let wrong = try third.run(["login", "alice@localhost"], input: "wrong\n")
             #expect(wrong.status == 77)

@@ -58,6 +58,97 @@ import XMPPCore
         }
     }
 
+    /// The credentials with a FAST token and the user-agent id it was
+    /// issued to.
+    private func withToken() throws -> SavedCredentials {
+        let saved = try credentials()
+        return SavedCredentials(
+            jid: saved.jid, mechanism: saved.mechanism, keys: saved.keys, host: saved.host, port: saved.port,
+            tls: saved.tls,
+            fastToken: FASTToken(
+                token: "s3cr3t-t0ken", mechanism: .sha256Exporter,
+                expiry: Date(timeIntervalSince1970: 1_800_000_000.25)),
+            userAgentID: UUID(uuidString: "d4565fa7-4d72-4749-b3d3-740edbf87770"))
+    }
+
+    @Test func roundTripsWithAFASTToken() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/credentials.json"
+            let saved = try withToken()
+            try saved.write(to: path)
+            #expect(try SavedCredentials.read(from: path) == saved)
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.contains("\"expiry\" : \"2027-01-15T08:00:00.250Z\""))
+            #expect(text.contains("\"userAgent\" : \"d4565fa7-4d72-4749-b3d3-740edbf87770\""))
+            #expect(!text.contains(Self.password))
+        }
+    }
+
+    @Test func aFileFromBeforeSASL2StillReads() throws {
+        let saved = try credentials()
+        // What the first version wrote, field for field.
+        let contents = """
+            {
+              "clientKey" : "\(Base64.encode(saved.keys.clientKey))",
+              "format" : 1,
+              "host" : "xmpp.capulet.example",
+              "iterations" : \(saved.keys.iterations),
+              "jid" : "juliet@capulet.example",
+              "mechanism" : "SCRAM-SHA-256",
+              "port" : 5223,
+              "salt" : "\(Base64.encode(saved.keys.salt))",
+              "serverKey" : "\(Base64.encode(saved.keys.serverKey))",
+              "tls" : "\(saved.tls)"
+            }
+            """
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let path = directory + "/credentials.json"
+            try writePrivately(contents, to: path)
+            let read = try SavedCredentials.read(from: path)
+            #expect(read == saved)
+            #expect(read.fastToken == nil && read.userAgentID == nil)
+        }
+    }
+
+    @Test func refusesAMalformedTokenOrUserAgent() throws {
+        let token = ["token": "t", "mechanism": "HT-SHA-256-EXPR", "expiry": "2027-01-15T08:00:00Z"]
+        let samples: [(String, String)] = [
+            (try edited { $0["userAgent"] = "not a UUID" }, "\"userAgent\" is not a UUID"),
+            (
+                try edited { $0["fastToken"] = token.merging(["mechanism": "SCRAM-SHA-1"]) { $1 } },
+                "\"fastToken\" is not a token, a FAST mechanism and an expiry"
+            ),
+            (
+                try edited { $0["fastToken"] = token.merging(["expiry": "tomorrow"]) { $1 } },
+                "\"fastToken\" is not a token, a FAST mechanism and an expiry"
+            ),
+            (
+                try edited { $0["fastToken"] = token.merging(["token": ""]) { $1 } },
+                "\"fastToken\" is not a token, a FAST mechanism and an expiry"
+            ),
+        ]
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let path = directory + "/credentials.json"
+            try expectRefused(samples, at: path)
+            // The same token, well formed, reads.
+            try? FileManager.default.removeItem(atPath: path)
+            try writePrivately(try edited { $0["fastToken"] = token }, to: path)
+            #expect(try SavedCredentials.read(from: path).fastToken?.token == "t")
+        }
+    }
+
+    @Test func theDescriptionLeavesTheTokenOut() throws {
+        let saved = try withToken()
+        var dumped = ""
+        dump(saved, to: &dumped)
+        for text in [saved.description, dumped] {
+            #expect(!text.contains("s3cr3t-t0ken"))
+        }
+        #expect(saved.description.hasSuffix("token: <redacted>))"))
+    }
+
     @Test func theFileIsPrivateAndTheDirectoryCreated() throws {
         try withTemporaryDirectory { directory in
             let nested = directory + "/config/swiftlet"
@@ -137,6 +228,18 @@ import XMPPCore
         }
     }
 
+    /// Checks that each file of `samples`, written at `path`, is refused
+    /// as malformed for its reason.
+    private func expectRefused(_ samples: [(contents: String, reason: String)], at path: String) throws {
+        for (contents, reason) in samples {
+            try? FileManager.default.removeItem(atPath: path)
+            try writePrivately(contents, to: path)
+            #expect(throws: SavedCredentialsError.malformed(path: path, reason: reason)) {
+                try SavedCredentials.read(from: path)
+            }
+        }
+    }
+
     @Test func refusesMalformedContents() throws {
         let samples: [(String, String)] = [
             ("not json", "not a JSON object with the expected fields"),
@@ -166,13 +269,7 @@ import XMPPCore
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true)
             let path = directory + "/credentials.json"
-            for (contents, reason) in samples {
-                try? FileManager.default.removeItem(atPath: path)
-                try writePrivately(contents, to: path)
-                #expect(throws: SavedCredentialsError.malformed(path: path, reason: reason)) {
-                    try SavedCredentials.read(from: path)
-                }
-            }
+            try expectRefused(samples, at: path)
             try writePrivately(String(repeating: " ", count: 64 * 1024 + 1), to: path + ".big")
             #expect(
                 throws: SavedCredentialsError.malformed(
