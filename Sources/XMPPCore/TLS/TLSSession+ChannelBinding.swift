@@ -7,12 +7,16 @@ extension TLSSession {
     private static let exporterLength = 32
 
     /// Every channel binding this connection can supply, for a SCRAM `-PLUS`
-    /// server (RFC 5802 §6); empty before the handshake completes.
+    /// server (RFC 5802 §6); empty before the handshake completes. Computed
+    /// once, after the handshake.
     public var channelBindings: [ChannelBindingType: [UInt8]] {
+        guard isHandshakeComplete else { return [:] }
+        if let computedChannelBindings { return computedChannelBindings }
         var bindings: [ChannelBindingType: [UInt8]] = [:]
         for type in ChannelBindingType.allCases {
             bindings[type] = channelBindingData(for: type)
         }
+        computedChannelBindings = bindings
         return bindings
     }
 

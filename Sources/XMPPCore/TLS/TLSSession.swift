@@ -32,6 +32,9 @@ public final class TLSSession {
 
     /// The context this session was made from.
     public let context: TLSContext
+    /// `channelBindings` once computed: fixed once the handshake is done,
+    /// and asked for by every features element and SASL exchange.
+    var computedChannelBindings: [ChannelBindingType: [UInt8]]?
     /// The `SSL *`, owned; it owns both BIOs.
     let ssl: OpaquePointer
     /// Ciphertext from the peer, read by OpenSSL.
