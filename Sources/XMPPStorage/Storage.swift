@@ -373,6 +373,26 @@ public enum Storage {
                 CREATE INDEX muc_archive_by_room ON muc_archive (room);
                 """)
         }
+        migrator.register("0017-fast-tokens") { database in
+            // XEP-0484 FAST tokens: see SQLiteFastTokenStore. A row per
+            // filled slot of a user agent; no token is stored, only the
+            // nonce the server derives it from. The primary key serves the
+            // lookups, the rotation and the cascade, the index the removal
+            // of expired tokens.
+            try database.execute(
+                """
+                CREATE TABLE fast_tokens (
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    user_agent TEXT NOT NULL,
+                    slot TEXT NOT NULL CHECK (slot IN ('new', 'current')),
+                    mechanism TEXT NOT NULL,
+                    nonce BLOB NOT NULL,
+                    expiry INTEGER NOT NULL,
+                    PRIMARY KEY (account_id, user_agent, slot)
+                ) WITHOUT ROWID;
+                CREATE INDEX fast_tokens_by_expiry ON fast_tokens (expiry);
+                """)
+        }
         return migrator
     }
 }

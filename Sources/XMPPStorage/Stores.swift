@@ -31,6 +31,8 @@ public final class Stores {
     public let privateXML: any PrivateXMLStore
     /// The persistent group chat rooms (XEP-0045).
     public let mucRooms: any MUCRoomStore
+    /// The users' FAST tokens (XEP-0484).
+    public let fastTokens: any FastTokenStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -50,6 +52,7 @@ public final class Stores {
         self.pep = SQLitePEPStore(database: database)
         self.privateXML = SQLitePrivateXMLStore(database: database)
         self.mucRooms = SQLiteMUCRoomStore(database: database)
+        self.fastTokens = SQLiteFastTokenStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
@@ -58,8 +61,10 @@ public final class Stores {
     ///
     /// `self.accounts` forwards to `accounts`, and when it deletes an
     /// account it also deletes the account's data in the other stores, as
-    /// `ON DELETE CASCADE` does in SQLite. Delete accounts through it, not
-    /// through `accounts` directly.
+    /// `ON DELETE CASCADE` does in SQLite; when it replaces an account's
+    /// credentials it deletes the account's FAST tokens, as
+    /// `SQLiteAccountStore` does. Delete accounts and change passwords
+    /// through it, not through `accounts` directly.
     public init(accounts: any AccountStore) {
         let roster = InMemoryRosterStore(accounts: accounts)
         let offline = InMemoryOfflineStore(accounts: accounts)
@@ -70,9 +75,12 @@ public final class Stores {
         let uploads = InMemoryUploadStore(accounts: accounts)
         let pep = InMemoryPEPStore(accounts: accounts)
         let privateXML = InMemoryPrivateXMLStore(accounts: accounts)
+        let fastTokens = InMemoryFastTokenStore(accounts: accounts)
         self.database = nil
         self.accounts = CascadingAccountStore(
-            base: accounts, dependents: [roster, offline, vCards, blocklists, lastActivity, archive, uploads, pep, privateXML])
+            base: accounts,
+            dependents: [roster, offline, vCards, blocklists, lastActivity, archive, uploads, pep, privateXML, fastTokens],
+            fastTokens: fastTokens)
         self.roster = roster
         self.offline = offline
         self.vCards = vCards
@@ -84,6 +92,7 @@ public final class Stores {
         self.pep = pep
         self.privateXML = privateXML
         self.mucRooms = InMemoryMUCRoomStore()
+        self.fastTokens = fastTokens
     }
 
     /// Runs `body` in one transaction when the stores share a database, so
@@ -110,14 +119,17 @@ extension StorageQueue<Stores> {
 }
 
 /// An account store that, after deleting an account, deletes its data from
-/// the in-memory stores, which cannot see the deletion themselves.
+/// the in-memory stores, which cannot see the deletion themselves, and
+/// after replacing its credentials deletes its FAST tokens.
 private final class CascadingAccountStore: AccountStore {
     private let base: any AccountStore
     private let dependents: [any AccountScopedStore]
+    private let fastTokens: InMemoryFastTokenStore
 
-    init(base: any AccountStore, dependents: [any AccountScopedStore]) {
+    init(base: any AccountStore, dependents: [any AccountScopedStore], fastTokens: InMemoryFastTokenStore) {
         self.base = base
         self.dependents = dependents
+        self.fastTokens = fastTokens
     }
 
     func deleteAccount(_ username: String) throws -> Bool {
@@ -139,7 +151,9 @@ private final class CascadingAccountStore: AccountStore {
     func replaceCredentials(of username: String, with credentials: [SCRAMCredentials]) throws
         -> Bool
     {
-        try base.replaceCredentials(of: username, with: credentials)
+        guard try base.replaceCredentials(of: username, with: credentials) else { return false }
+        fastTokens.invalidateAll(of: username)
+        return true
     }
 
     func accountExists(_ username: String) throws -> Bool {

@@ -174,6 +174,10 @@ public final class TestClient {
         return try openStream()
     }
 
+    /// The channel-binding data of this client's TLS connection, by type;
+    /// empty before TLS.
+    public var channelBindings: [ChannelBindingType: [UInt8]] { tls?.channelBindings ?? [:] }
+
     /// Binds `resource` (or lets the server choose); returns the full JID.
     @discardableResult
     public func bind(_ resource: String? = nil) throws -> JID {

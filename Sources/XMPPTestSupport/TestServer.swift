@@ -42,7 +42,7 @@ public final class TestServer {
             registrationThrottle: AddressThrottle(
                 config.registration.throttle,
                 exempt: AddressThrottle.exemptingLoopback(config.registration.throttleExemptsLoopback)),
-            scramSecret: Array(repeating: 7, count: 32))
+            scramSecret: Array(repeating: 7, count: 32), wallClock: clock)
         context.hooks.serverStarted(context)
         loop.run()
     }

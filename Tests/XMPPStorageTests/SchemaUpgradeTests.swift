@@ -215,4 +215,40 @@ import XMPPCore
             #expect(remaining == 0, "the items still cascade from the account")
         }
     }
+
+    @Test func accountsCreatedBeforeFastTokensGetTokensThatGoWithThem() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let old = try Database(path: directory + "/" + Storage.fileName)
+                try migrator(through: "0016-muc-archive").migrate(old)
+                for username in ["romeo", "juliet"] {
+                    #expect(try SQLiteAccountStore(database: old).createAccount(username, credentials: sampleCredentialPair()))
+                }
+                old.close()
+            }
+            let storage = try Storage.open(directory: directory)
+            defer { storage.shutdown() }
+            let expiry = Date(timeIntervalSince1970: 1_700_000_100)
+            let record = FastTokenRecord(userAgent: "phone", mechanism: "HT-SHA-256-NONE", nonce: [1, 2], expiry: expiry)
+            let (applied, tokens) = try storage.perform { stores in
+                try stores.fastTokens.issue(record, to: "romeo", maxClients: 5)
+                try stores.fastTokens.issue(record, to: "juliet", maxClients: 5)
+                return (
+                    try Storage.migrator.appliedMigrations(in: #require(stores.database)),
+                    try stores.fastTokens.tokens(of: "romeo", userAgent: "phone", at: expiry.addingTimeInterval(-1))
+                )
+            }
+            #expect(applied == Storage.migrator.names)
+            #expect(tokens == [record])
+            let remaining = try storage.perform { stores in
+                _ = try stores.accounts.replaceCredentials(of: "juliet", with: sampleCredentialPair(seed: 2))
+                _ = try stores.accounts.deleteAccount("romeo")
+                return try stores.database!.withCachedStatement("SELECT count(*) FROM fast_tokens") { statement in
+                    _ = try statement.step()
+                    return statement.int(at: 0)
+                }
+            }
+            #expect(remaining == 0, "the tokens go with a password change and cascade from the account")
+        }
+    }
 }

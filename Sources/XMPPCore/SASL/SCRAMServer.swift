@@ -51,6 +51,9 @@ public struct SCRAMServer: Sendable {
 
     /// The mechanism being run.
     public let mechanism: SASLMechanism
+    /// The channel binding the client chose (`p=`), once its first message
+    /// is parsed; `nil` without one.
+    public private(set) var boundChannel: ChannelBindingType?
     private let hashFunction: HashFunction
     private let channelBindings: [ChannelBindingType: [UInt8]]
     private let unknownUserSecret: [UInt8]
@@ -152,6 +155,7 @@ public struct SCRAMServer: Sendable {
                 let data = channelBindings[type]
             else { throw .malformedRequest }
             channelBinding += data
+            boundChannel = type
         }
 
         // A localpart's bound (RFC 7622 §3.3), checked before any PRECIS

@@ -72,6 +72,8 @@ extension ServerConfig {
         .single("scram_iterations", \.authentication.scramIterations, .integer),
         .single("login_throttle", \.authentication.loginThrottle, .throttle),
         .single("login_account_throttle", \.authentication.accountLoginThrottle, .throttle),
+        .single("fast_token_lifetime", \.authentication.fastTokenLifetime, .duration),
+        .single("fast_max_clients", \.authentication.fastMaxClients, .integer),
         .single("handshake_timeout", \.timeouts.handshake, .duration),
         .single("idle_timeout", \.timeouts.idle, .duration),
         .single("resume_timeout", \.timeouts.resume, .duration),

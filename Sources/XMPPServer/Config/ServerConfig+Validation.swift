@@ -39,6 +39,9 @@ extension ServerConfig {
             why: "; RFC 7677 asks for at least 4096, and XMPPFramework refuses fewer")
         try check(authentication.loginThrottle, key: "login_throttle")
         try check(authentication.accountLoginThrottle, key: "login_account_throttle")
+        try require(
+            authentication.fastTokenLifetime, in: .zero...(.seconds(366 * 86400)), key: "fast_token_lifetime", format)
+        try require(authentication.fastMaxClients, in: 1...1000, key: "fast_max_clients", formatNumber)
         try require(timeouts.handshake, in: .seconds(1)...(.seconds(3600)), key: "handshake_timeout", format)
         try require(timeouts.resume, in: .zero...(.seconds(3600)), key: "resume_timeout", format)
         try require(timeouts.acknowledgement, in: .seconds(5)...(.seconds(3600)), key: "sm_ack_timeout", format)

@@ -132,6 +132,15 @@ public struct ServerConfig: Sendable, Equatable {
         /// one per period/count; its owner's success clears the count. Key
         /// `login_account_throttle`, default `10 per 5m`.
         public var accountLoginThrottle: Throttle? = Throttle(10, per: .seconds(300))
+        /// How long a FAST token (XEP-0484) stays valid; a login with a
+        /// token past half its life gets the next one. `.zero` offers no
+        /// FAST. Key `fast_token_lifetime`, default 21 days, at most a year.
+        public var fastTokenLifetime = Duration.seconds(21 * 86400)
+        /// Most clients (SASL2 user-agent ids) of one account holding FAST
+        /// tokens; one more makes the account forget the client whose
+        /// tokens expire first. Key `fast_max_clients`, default 16, from 1
+        /// to 1000.
+        public var fastMaxClients = 16
     }
 
     /// Connection timers.

@@ -47,10 +47,13 @@ public struct Carbons: ServerFeature {
         hooks.advertise(NS.carbons)
         // §5, §10.1: enabling or disabling again is no error.
         hooks.onIQ(.set, NS.carbons, "enable", to: [.account]) { request in
-            let username = try request.username()
-            if !request.session.state[Enabled.self] { users.add(username) }
-            request.session.state[Enabled.self] = true
+            Self.enable(request.session, username: try request.username(), users: users)
             return .result()
+        }
+        // XEP-0386: enabled inside Bind 2, which needs no answer.
+        hooks.onBindInline(NS.carbons, "enable") { _, session in
+            if let username = session.username { Self.enable(session, username: username, users: users) }
+            return nil
         }
         hooks.onIQ(.set, NS.carbons, "disable", to: [.account]) { request in
             let username = try request.username()
@@ -66,6 +69,11 @@ public struct Carbons: ServerFeature {
             return .passed
         }
         hooks.on(MessageDelivered.self) { delivery in Self.copyReceived(delivery, users: users) }
+    }
+
+    private static func enable(_ session: ClientSession, username: String, users: CarbonsUsers) {
+        if !session.state[Enabled.self] { users.add(username) }
+        session.state[Enabled.self] = true
     }
 
     /// Whether `message` is eligible (§6), and whether it is `<private/>`.

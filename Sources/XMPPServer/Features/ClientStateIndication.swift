@@ -35,6 +35,15 @@ public struct ClientStateIndication: ServerFeature {
             Self.release(session)
         }
         hooks.onNonza(NS.csi, "inactive") { _, session in session.state[Inactive.self] = true }
+        // XEP-0386: the session begins in the state Bind 2 names.
+        hooks.onBindInline(NS.csi, "active") { _, session in
+            session.state[Inactive.self] = false
+            return nil
+        }
+        hooks.onBindInline(NS.csi, "inactive") { _, session in
+            session.state[Inactive.self] = true
+            return nil
+        }
         hooks.onDeliver(Self.hold)
     }
 

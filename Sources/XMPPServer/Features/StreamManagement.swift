@@ -15,7 +15,12 @@ public struct StreamManagement: ServerFeature {
         hooks.streamFeature { session in
             session.phase == .authenticated ? Element("sm", namespace: NS.sm) : nil
         }
-        hooks.onNonza(NS.sm, "enable") { element, session in Self.enable(element, session) }
+        hooks.onNonza(NS.sm, "enable") { element, session in
+            guard session.phase == .bound else { return Self.failed(.unexpectedRequest, session) }
+            session.send(Self.enable(element, session))
+        }
+        // XEP-0386: enabled inside Bind 2; the answer goes in <bound/>.
+        hooks.onBindInline(NS.sm, "enable") { element, session in Self.enable(element, session) }
         hooks.onNonza(NS.sm, "resume") { element, session in Self.resume(element, session) }
         hooks.onNonza(NS.sm, "r") { _, session in
             guard let state = session.streamManagement else { return Self.failed(.unexpectedRequest, session) }
@@ -32,9 +37,10 @@ public struct StreamManagement: ServerFeature {
     }
 
     /// `<enable/>` (XEP-0198 §3): only once, only after binding.
-    private static func enable(_ element: Element, _ session: ClientSession) {
-        guard session.phase == .bound, session.streamManagement == nil else {
-            return failed(.unexpectedRequest, session)
+    /// - Returns: `<enabled/>`, or `<failed/>` when it is on already.
+    private static func enable(_ element: Element, _ session: ClientSession) -> Element {
+        guard session.streamManagement == nil else {
+            return ClientSession.resumptionFailed(.unexpectedRequest)
         }
         var state = StreamManagementState<[UInt8]>()
         var enabled = Element("enabled", namespace: NS.sm)
@@ -50,46 +56,26 @@ public struct StreamManagement: ServerFeature {
             enabled[attribute: "max"] = String(state.resumeTimeout.components.seconds)
         }
         session.streamManagement = state
-        session.send(enabled)
         session.log.debug("stream management on\(state.resumptionID == nil ? "" : ", resumable")")
+        return enabled
     }
 
     /// `<resume/>` (XEP-0198 §5), instead of binding: takes over the
     /// user's session with that id if it is still there.
     private static func resume(_ element: Element, _ session: ClientSession) {
-        guard session.phase == .authenticated, let username = session.username else {
-            return failed(.unexpectedRequest, session)
+        switch session.takeOver(element) {
+        case .failed(let failed):
+            session.send(failed)
+        case .resumed(let old, let resumed):
+            old.send(resumed)
+            old.resendUnacknowledged()
+            // What the client sent after <resume/> is the resumed session's.
+            old.handleQueuedEvents()
         }
-        guard let previous = element[attribute: "previd"], let h = element[attribute: "h"].flatMap(UInt32.init)
-        else {
-            return failed(.badRequest, session)
-        }
-        let user = try? JID(localpart: username, domainpart: session.server.domain)
-        let old = user.map { session.server.sessions.sessions(of: $0) }?.lazy
-            .compactMap(\.sessionOnThisLoop)
-            .first { $0.streamManagement?.resumptionID == previous && $0 !== session }
-        guard let old else {
-            session.log.info("cannot resume \(previous): no such session (ended or timed out)")
-            return failed(.itemNotFound, session)
-        }
-        do {
-            try old.resume(on: session, acknowledging: h)
-        } catch {
-            return failed(.undefinedCondition, session, text: "acknowledged \(error.claimed) of \(error.sent)")
-        }
-        let handled = old.streamManagement?.handledInbound ?? 0
-        old.send(Element("resumed", namespace: NS.sm, attributes: ["previd": previous, "h": String(handled)]))
-        old.log.info("resumed \(old.jid?.description ?? "")")
-        old.resendUnacknowledged()
-        // What the client sent after <resume/> is the resumed session's.
-        old.handleQueuedEvents()
     }
 
-    private static func failed(_ condition: StanzaError.Condition, _ session: ClientSession, text: String? = nil) {
-        var failed = Element("failed", namespace: NS.sm)
-        failed.append(Element(condition.rawValue, namespace: NS.stanzas))
-        if let text { failed.append(Element("text", namespace: NS.stanzas, children: [.text(text)])) }
-        session.send(failed)
+    private static func failed(_ condition: StanzaError.Condition, _ session: ClientSession) {
+        session.send(ClientSession.resumptionFailed(condition))
     }
 
     /// Passes on what the ended session's client never acknowledged.

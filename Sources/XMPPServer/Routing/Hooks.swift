@@ -119,6 +119,9 @@ public final class Hooks: @unchecked Sendable {
     private var serviceIQHandlers: [String: IQHandler] = [:]
     private var nonzaHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Void] = [:]
     private var streamFeatureProviders: [@Sendable (ClientSession) -> Element?] = []
+    private var bindInlineHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Element?] = [:]
+    /// The features a Bind 2 request may enable, by namespace (XEP-0386).
+    public private(set) var bindInlineFeatures: [String] = []
     private var authenticatedHandlers: [@Sendable (ClientSession) -> Void] = []
     private var boundHandlers: [@Sendable (ClientSession) -> Void] = []
     private var endedHandlers: [@Sendable (ClientSession) -> Void] = []
@@ -254,6 +257,19 @@ public final class Hooks: @unchecked Sendable {
         nonzaHandlers[NonzaKey(namespace: namespace, name: name)] = handler
     }
 
+    /// Lets the client enable a feature for its session inside a Bind 2
+    /// request (XEP-0386): `handler` gets the request's child named
+    /// `name` in `namespace` once the resource is bound, and returns what
+    /// goes in `<bound/>`, if anything. `namespace` is advertised as an
+    /// inline feature of `<bind/>`.
+    public func onBindInline(
+        _ namespace: String, _ name: String, _ handler: @escaping @Sendable (Element, ClientSession) -> Element?
+    ) {
+        checkInstalling()
+        bindInlineHandlers[NonzaKey(namespace: namespace, name: name)] = handler
+        if !bindInlineFeatures.contains(namespace) { bindInlineFeatures.append(namespace) }
+    }
+
     /// Adds to `<stream:features/>` what `provider` returns for a session's
     /// current state (nil for nothing).
     public func streamFeature(_ provider: @escaping @Sendable (ClientSession) -> Element?) {
@@ -336,6 +352,12 @@ public final class Hooks: @unchecked Sendable {
         }
         handler(element, session)
         return true
+    }
+
+    /// Enables the feature a Bind 2 request's child asks for; nil when no
+    /// feature takes it, or it has nothing to say in `<bound/>`.
+    func enableInline(_ element: Element, session: ClientSession) -> Element? {
+        bindInlineHandlers[NonzaKey(namespace: element.namespace, name: element.name)]?(element, session)
     }
 
     func sessionAuthenticated(_ session: ClientSession) {

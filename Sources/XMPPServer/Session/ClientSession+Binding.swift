@@ -28,19 +28,35 @@ extension ClientSession {
     /// COMPAT: XMPPFramework: a bare `conflict` is what stops its reconnect
     /// loop on the old device.
     private func bind(_ iq: IQ) {
-        guard let username else { return }
-        guard server.sessions.revocationCount(of: username) == accountRevocations else {
-            return fail(StreamError(.notAuthorized, text: "the account's password changed or it was deleted"))
-        }
         let requested = iq.payload?.childText("resource").flatMap { $0.isEmpty ? nil : $0 }
+        switch bindResource(requested ?? Self.generatedResource()) {
+        case .failure(let error):
+            if let reply = iq.errorReply(error) { send(reply) }
+        case .success(let full):
+            var bind = Element("bind", namespace: NS.bind)
+            var jidElement = Element("jid", namespace: NS.bind)
+            jidElement.append(text: full.description)
+            bind.append(jidElement)
+            send(iq.result(payload: bind))
+            server.hooks.sessionBound(self)
+        }
+    }
+
+    /// Binds `resource` to this session, whether RFC 6120 or Bind 2 asked,
+    /// and registers the session; the caller answers, then runs the
+    /// `sessionBound` hooks. A session that authenticated before its
+    /// account's password changed ends here instead.
+    func bindResource(_ resource: String) -> Result<JID, StanzaError> {
+        guard let username else { return .failure(StanzaError(.notAuthorized)) }
+        guard server.sessions.revocationCount(of: username) == accountRevocations else {
+            fail(StreamError(.notAuthorized, text: "the account's password changed or it was deleted"))
+            return .failure(StanzaError(.notAuthorized))
+        }
         let full: JID
         do {
-            full = try JID(
-                localpart: username, domainpart: server.domain,
-                resourcepart: requested ?? Self.generatedResource())
+            full = try JID(localpart: username, domainpart: server.domain, resourcepart: resource)
         } catch {
-            if let reply = iq.errorReply(StanzaError(.badRequest, text: "invalid resource: \(error)")) { send(reply) }
-            return
+            return .failure(StanzaError(.badRequest, text: "invalid resource: \(error)"))
         }
         jid = full
         let handle = SessionHandle(self)
@@ -50,10 +66,9 @@ extension ClientSession {
             jid = nil
             // RFC 6120 §7.6.2.1: the account has all the resources it may have.
             log.notice("\(full.bare) already has \(maxResources) resources")
-            let error = StanzaError(
-                .resourceConstraint, type: .wait, text: "this account already has \(maxResources) connected resources")
-            if let reply = iq.errorReply(error) { send(reply) }
-            return
+            return .failure(
+                StanzaError(
+                    .resourceConstraint, type: .wait, text: "this account already has \(maxResources) connected resources"))
         case .replaced(let replaced):
             log.info("replacing the earlier session of \(full)")
             replaced.replace()
@@ -64,13 +79,8 @@ extension ClientSession {
         handshakeTimer?.cancel()
         handshakeTimer = nil
         self.handle = handle
-        var bind = Element("bind", namespace: NS.bind)
-        var jidElement = Element("jid", namespace: NS.bind)
-        jidElement.append(text: full.description)
-        bind.append(jidElement)
-        send(iq.result(payload: bind))
         log.info("bound \(full)")
-        server.hooks.sessionBound(self)
+        return .success(full)
     }
 
     /// A resource for clients that ask the server to choose one: random,

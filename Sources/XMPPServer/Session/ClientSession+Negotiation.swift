@@ -84,6 +84,8 @@ extension ClientSession {
                     mechanisms.append(element)
                 }
                 features.append(mechanisms)
+                if let authentication = sasl2Feature { features.append(authentication) }
+                if let channelBinding = channelBindingFeature { features.append(channelBinding) }
             }
         case .authenticated:
             features.append(Element("bind", namespace: NS.bind))
@@ -117,6 +119,8 @@ extension ClientSession {
             startTLS()
         case (NS.sasl, _):
             receiveSASL(element)
+        case (NS.sasl2, _):
+            receiveSASL2(element)
         case (NS.client, "iq") where tls != nil || !server.tlsRequired:
             // In-band registration (XEP-0077) is the only thing an
             // unauthenticated client may ask for.

@@ -9,19 +9,60 @@ struct SASLState {
         case awaitingInitialResponse(SASLMechanism)
         /// SCRAM: server-first sent, waiting for client-final.
         case scram(SCRAMServer, username: String)
+        /// A FAST token is being checked (XEP-0484).
+        case checkingToken
     }
 
     var step = Step.idle
     var failures = 0
+    /// The XEP-0388 request of the exchange in progress; `nil` while the
+    /// exchange is RFC 6120's.
+    var request: SASL2Request?
+    /// The channel binding the successful exchange used, for the log.
+    var boundChannel: ChannelBindingType?
 }
 
-/// RFC 6120 §6: SASL negotiation on the server, with SCRAM-SHA-256,
-/// SCRAM-SHA-1 and (over TLS only) PLAIN.
+/// RFC 6120 §6 and XEP-0388: SASL negotiation on the server, with
+/// SCRAM-SHA-256, SCRAM-SHA-1, their `-PLUS` variants and PLAIN over TLS.
+/// Both profiles share the mechanisms; `ClientSession+SASL2` adds what
+/// XEP-0388 wraps around them.
 extension ClientSession {
-    /// The mechanisms this stream offers, strongest first. PLAIN only over
-    /// TLS: a password must never cross the network in the clear.
+    /// The mechanisms this stream offers, strongest first: the `-PLUS`
+    /// ones when TLS can bind them (RFC 5802 §6), PLAIN only over TLS (a
+    /// password must never cross the network in the clear). The list
+    /// depends only on whether the stream is encrypted, so a client that
+    /// saw a mechanism once finds it again.
     var offeredMechanisms: [SASLMechanism] {
-        isSecure ? [.scramSHA256, .scramSHA1, .plain] : [.scramSHA256, .scramSHA1]
+        guard isSecure else { return [.scramSHA256, .scramSHA1] }
+        let plus: [SASLMechanism] = channelBindings.isEmpty ? [] : [.scramSHA256Plus, .scramSHA1Plus]
+        return plus + [.scramSHA256, .scramSHA1, .plain]
+    }
+
+    /// The channel-binding data TLS can supply on this stream, by type
+    /// (XEP-0440): `tls-server-end-point` always, `tls-exporter` with TLS
+    /// 1.3 or the extended master secret.
+    var channelBindings: [ChannelBindingType: [UInt8]] {
+        tls?.channelBindings ?? [:]
+    }
+
+    /// The XEP-0440 `<sasl-channel-binding/>` feature, listing
+    /// `channelBindings`; nil without TLS.
+    var channelBindingFeature: Element? {
+        let types = channelBindings.keys.map(\.rawValue).sorted()
+        guard !types.isEmpty else { return nil }
+        return Element(
+            "sasl-channel-binding", namespace: NS.saslChannelBinding,
+            children: types.map {
+                .element(Element("channel-binding", namespace: NS.saslChannelBinding, attributes: ["type": $0]))
+            })
+    }
+
+    /// What the client saw advertised for the profile in use, which the
+    /// SCRAM server-first message hashes for XEP-0474.
+    private var advertisement: SCRAMDowngradeProtection.Advertisement {
+        let types = channelBindings.keys.map(\.rawValue)
+        return SCRAMDowngradeProtection.Advertisement(
+            mechanisms: offeredMechanisms.map(\.rawValue), channelBindings: types.isEmpty ? nil : types)
     }
 
     /// Handles `<auth/>`, `<response/>` and `<abort/>` (RFC 6120 §6.4).
@@ -32,41 +73,65 @@ extension ClientSession {
         case "response":
             receiveResponse(element)
         case "abort":
-            var account: String?
-            if case .scram(_, let username) = sasl.step { account = username }
-            saslFailed(.aborted, reason: "client aborted", account: account)
+            abortExchange()
         default:
             fail(StreamError(.unsupportedStanzaType, text: "unexpected <\(element.name)/> in SASL"))
         }
     }
 
+    /// `<abort/>`, in either profile: counts as a failure.
+    func abortExchange() {
+        var account: String?
+        if case .scram(_, let username) = sasl.step { account = username }
+        saslFailed(.aborted, reason: "client aborted", account: account)
+    }
+
     private func receiveAuth(_ element: Element) {
-        guard case .idle = sasl.step else {
-            sasl.step = .idle
-            return saslFailed(.malformedRequest, reason: "<auth/> during an exchange")
-        }
-        guard isSecure || !server.tlsRequired else {
-            return saslFailed(.encryptionRequired, reason: "authentication before STARTTLS")
-        }
-        guard let name = element[attribute: "mechanism"], let mechanism = SASLMechanism(rawValue: name),
-            offeredMechanisms.contains(mechanism)
-        else {
-            if element[attribute: "mechanism"] == SASLMechanism.plain.rawValue {
-                return saslFailed(.encryptionRequired, reason: "PLAIN without TLS")
-            }
-            return saslFailed(.invalidMechanism, reason: "mechanism \(element[attribute: "mechanism"] ?? "(none)")")
-        }
         let payload: [UInt8]?
         do {
             payload = try SASLPayload.decode(element.text)
         } catch {
             return saslFailed(error, reason: "initial response is not base64")
         }
+        begin(element[attribute: "mechanism"], payload: payload)
+    }
+
+    /// Starts an exchange with the mechanism the client named, in either
+    /// profile: at once with its initial response, or after an empty
+    /// challenge asking for it.
+    func begin(_ name: String?, payload: [UInt8]?) {
+        guard case .idle = sasl.step else {
+            sasl.step = .idle
+            return saslFailed(.malformedRequest, reason: "a new exchange during an exchange")
+        }
+        guard isSecure || !server.tlsRequired else {
+            return saslFailed(.encryptionRequired, reason: "authentication before STARTTLS")
+        }
+        if let name, let fast = FASTMechanism(rawValue: name), sasl.request != nil {
+            return startFAST(fast, payload: payload)
+        }
+        guard let name, let mechanism = SASLMechanism(rawValue: name), offeredMechanisms.contains(mechanism) else {
+            if name == SASLMechanism.plain.rawValue {
+                return saslFailed(.encryptionRequired, reason: "PLAIN without TLS")
+            }
+            return saslFailed(.invalidMechanism, reason: "mechanism \(name ?? "(none)") is not offered")
+        }
         guard let payload else {
             sasl.step = .awaitingInitialResponse(mechanism)
-            return send(Element("challenge", namespace: NS.sasl))
+            return sendChallenge([])
         }
         start(mechanism, with: payload)
+    }
+
+    /// Sends a challenge in the profile of the exchange.
+    private func sendChallenge(_ data: [UInt8]) {
+        if sasl.request != nil {
+            send(Element("challenge", namespace: NS.sasl2, children: [.text(Base64.encode(data))]))
+        } else {
+            var element = Element("challenge", namespace: NS.sasl)
+            if !data.isEmpty { element.append(text: SASLPayload.encode(data)) }
+            send(element)
+        }
     }
 
     private func receiveResponse(_ element: Element) {
@@ -77,9 +142,14 @@ extension ClientSession {
             sasl.step = .idle
             return saslFailed(error, reason: "response is not base64")
         }
+        continueExchange(with: payload)
+    }
+
+    /// Takes the client's response to our last challenge, in either profile.
+    func continueExchange(with payload: [UInt8]) {
         switch sasl.step {
-        case .idle:
-            saslFailed(.malformedRequest, reason: "<response/> without <auth/>")
+        case .idle, .checkingToken:
+            saslFailed(.malformedRequest, reason: "a response without an exchange")
         case .awaitingInitialResponse(let mechanism):
             sasl.step = .idle
             start(mechanism, with: payload)
@@ -87,7 +157,8 @@ extension ClientSession {
             sasl.step = .idle
             do {
                 let serverFinal = try scram.receiveClientFinal(payload)
-                authenticated(as: username, success: serverFinal)
+                sasl.boundChannel = scram.boundChannel
+                authenticated(as: username, mechanism: scram.mechanism.rawValue, success: serverFinal)
             } catch {
                 saslFailed(error, reason: "SCRAM proof rejected for \(username)", account: username)
             }
@@ -99,8 +170,8 @@ extension ClientSession {
             return startPlain(payload)
         }
         var scram = SCRAMServer(
-            mechanism: mechanism, unknownUserSecret: server.scramSecret,
-            unknownUserIterations: server.config.authentication.scramIterations)
+            mechanism: mechanism, channelBindings: channelBindings, unknownUserSecret: server.scramSecret,
+            unknownUserIterations: server.config.authentication.scramIterations, advertisement: advertisement)
         let identity: SASLIdentity
         do {
             identity = try scram.receiveClientFirst(payload)
@@ -121,9 +192,7 @@ extension ClientSession {
                 case .success(let credentials):
                     let challenge = scram.challenge(credentials: credentials)
                     session.sasl.step = .scram(scram, username: username)
-                    var element = Element("challenge", namespace: NS.sasl)
-                    element.append(text: SASLPayload.encode(challenge))
-                    session.send(element)
+                    session.sendChallenge(challenge)
                 case .failure(let error):
                     session.log.error("account lookup failed: \(error)")
                     session.saslFailed(.temporaryAuthFailure, reason: "storage error", countsAsFailure: false)
@@ -152,7 +221,7 @@ extension ClientSession {
                 guard session.phase == .negotiating else { return }
                 switch result {
                 case .success(true):
-                    session.authenticated(as: username, success: nil)
+                    session.authenticated(as: username, mechanism: SASLMechanism.plain.rawValue, success: nil)
                 case .success(false):
                     session.saslFailed(
                         .notAuthorized, reason: "wrong password or unknown user \(username)", account: username)
@@ -169,7 +238,7 @@ extension ClientSession {
     /// paused and the handshake deadline moves back by the wait (the
     /// client is not to blame for it). An attempt the throttle turns away
     /// fails with `temporary-auth-failure`, unchecked and uncounted.
-    private func whenAdmitted(_ username: String, _ attempt: @escaping (ClientSession) -> Void) {
+    func whenAdmitted(_ username: String, _ attempt: @escaping (ClientSession) -> Void) {
         switch server.loginThrottle.admit(host: peerHost, account: username, now: server.loop.now) {
         case .now:
             attempt(self)
@@ -193,19 +262,33 @@ extension ClientSession {
         return jid.localpart == identity.username && jid.domainpart == server.domain && jid.resourcepart == nil
     }
 
-    /// Sends `<success/>` (with SCRAM's `v=` inside, which XMPPFramework
-    /// requires) and expects a new stream (RFC 6120 §6.4.6).
-    private func authenticated(as username: String, success: [UInt8]?) {
-        var element = Element("success", namespace: NS.sasl)
-        if let success { element.append(text: SASLPayload.encode(success)) }
-        send(element)
+    /// The exchange succeeded. RFC 6120: sends `<success/>` (with SCRAM's
+    /// `v=` inside, which XMPPFramework requires) and expects a new stream
+    /// (§6.4.6). XEP-0388: completes the request, inline features and all.
+    /// - Parameter success: The mechanism's additional data, if any.
+    func authenticated(as username: String, mechanism: String, success: [UInt8]?) {
         self.username = username
         phase = .authenticated
         parser.limits = server.authenticatedLimits
         server.loginThrottle.succeeded(account: username)
-        log.info("authenticated as \(username)@\(server.domain)")
+        log.info("authenticated as \(username)@\(server.domain) with \(mechanism)\(channelBindingNote(mechanism))")
+        if let request = sasl.request {
+            sasl.request = nil
+            server.hooks.sessionAuthenticated(self)
+            return completeSASL2(request, additionalData: success)
+        }
+        var element = Element("success", namespace: NS.sasl)
+        if let success { element.append(text: SASLPayload.encode(success)) }
+        send(element)
         restartStream()
         server.hooks.sessionAuthenticated(self)
+    }
+
+    /// ", bound to tls-exporter" and the like, for the log line of a
+    /// login whose mechanism binds the channel.
+    private func channelBindingNote(_ mechanism: String) -> String {
+        guard mechanism.hasSuffix("-PLUS") || mechanism.hasPrefix("HT-") else { return "" }
+        return sasl.boundChannel.map { ", bound to \($0.rawValue)" } ?? ""
     }
 
     /// Sends `<failure/>` (RFC 6120 §6.5); after too many failures on one
@@ -213,13 +296,26 @@ extension ClientSession {
     /// exchange and an abort count, for the stream and for the login
     /// throttle (against `account` too, when the attempt named one), since
     /// an abort ends an attempt as unfinished as a failed one.
-    private func saslFailed(
+    ///
+    /// XEP-0388's `<failure/>` adds the reason as `<text/>`, except for
+    /// `not-authorized`, where it would tell a wrong password from an
+    /// unknown user; the request's inline features are dropped with it.
+    func saslFailed(
         _ condition: SASLFailure, reason: String, account: String? = nil, countsAsFailure: Bool = true
     ) {
         sasl.step = .idle
         log.notice("authentication failed (\(condition.rawValue)): \(reason)")
-        send(Element("failure", namespace: NS.sasl, children: [.element(Element(condition.rawValue, namespace: NS.sasl))]))
-        guard countsAsFailure, [.notAuthorized, .malformedRequest, .aborted].contains(condition) else { return }
+        let conditionElement = Element(condition.rawValue, namespace: NS.sasl)
+        if sasl.request != nil {
+            sasl.request = nil
+            var failure = Element("failure", namespace: NS.sasl2, children: [.element(conditionElement)])
+            if condition != .notAuthorized { failure.append(Element("text", namespace: NS.sasl2, children: [.text(reason)])) }
+            send(failure)
+        } else {
+            send(Element("failure", namespace: NS.sasl, children: [.element(conditionElement)]))
+        }
+        let counted: [SASLFailure] = [.notAuthorized, .credentialsExpired, .malformedRequest, .aborted]
+        guard countsAsFailure, counted.contains(condition) else { return }
         sasl.failures += 1
         server.loginThrottle.failed(host: peerHost, account: account, now: server.loop.now)
         if sasl.failures >= server.config.authentication.saslMaxAttempts {

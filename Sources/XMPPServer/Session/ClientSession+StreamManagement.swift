@@ -135,11 +135,58 @@ extension ClientSession {
         lastSent = new.lastSent
         queuedEvents = Array(new.queuedEvents[new.queueHead...])
         queueHead = 0
+        heldInput = new.heldInput
         isDetached = false
         new.transport = nil
         new.tls = nil
         new.finish()
         restartIdleCheck()
+    }
+
+    /// What a `<resume/>` came to.
+    enum Resumption {
+        /// `session`, the one resumed, now runs on the connection; send it
+        /// `resumed` (XEP-0198 `<resumed/>`).
+        case resumed(ClientSession, resumed: Element)
+        /// Nothing was resumed; send `failed` (XEP-0198 `<failed/>`).
+        case failed(Element)
+    }
+
+    /// Takes over this user's detached session named by `<resume/>`
+    /// (XEP-0198 §5) for this authenticated connection, found by its id:
+    /// the same step whether `<resume/>` came alone or inside SASL2.
+    func takeOver(_ element: Element) -> Resumption {
+        guard phase == .authenticated, let username else {
+            return .failed(Self.resumptionFailed(.unexpectedRequest))
+        }
+        guard let previous = element[attribute: "previd"], let h = element[attribute: "h"].flatMap(UInt32.init) else {
+            return .failed(Self.resumptionFailed(.badRequest))
+        }
+        let user = try? JID(localpart: username, domainpart: server.domain)
+        let old = user.map { server.sessions.sessions(of: $0) }?.lazy
+            .compactMap(\.sessionOnThisLoop)
+            .first { $0.streamManagement?.resumptionID == previous && $0 !== self }
+        guard let old else {
+            log.info("cannot resume \(previous): no such session (ended or timed out)")
+            return .failed(Self.resumptionFailed(.itemNotFound))
+        }
+        do {
+            try old.resume(on: self, acknowledging: h)
+        } catch {
+            return .failed(
+                Self.resumptionFailed(.undefinedCondition, text: "acknowledged \(error.claimed) of \(error.sent)"))
+        }
+        let handled = old.streamManagement?.handledInbound ?? 0
+        old.log.info("resumed \(old.jid?.description ?? "")")
+        return .resumed(old, resumed: Element("resumed", namespace: NS.sm, attributes: ["previd": previous, "h": String(handled)]))
+    }
+
+    /// XEP-0198's `<failed/>` with a stanza error condition.
+    static func resumptionFailed(_ condition: StanzaError.Condition, text: String? = nil) -> Element {
+        var failed = Element("failed", namespace: NS.sm)
+        failed.append(Element(condition.rawValue, namespace: NS.stanzas))
+        if let text { failed.append(Element("text", namespace: NS.stanzas, children: [.text(text)])) }
+        return failed
     }
 
     /// Sends again every stanza the client has not acknowledged, as they

@@ -207,6 +207,13 @@ public final class ClientSession {
         guard isWaiting else { return }
         storageWaits -= 1
         guard !isWaiting, phase != .closed else { return }
+        continueInput()
+    }
+
+    /// Reads again and handles what was parsed or received meanwhile: after
+    /// a wait, or when this session took over a connection that was
+    /// waiting (a resumption inside SASL2).
+    func continueInput() {
         transport?.resumeReading()
         handleQueuedEvents()
         guard !isWaiting, !heldInput.isEmpty, phase != .closed else { return }

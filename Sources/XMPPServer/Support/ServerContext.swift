@@ -35,12 +35,17 @@ public final class ServerContext {
     let scramSecret: [UInt8]
     /// The file upload service (XEP-0363), or nil with `upload = no`.
     public let upload: UploadService?
+    /// FAST tokens (XEP-0484), derived from `scramSecret`.
+    let fastTokens: FASTTokens
+    /// The time of day, for what outlives the process (FAST token expiry).
+    public let wallClock: WallClock
 
     /// Creates a loop's context.
     public init(
         config: ServerConfig, loop: any Loop, log: Logger, tlsContext: TLSContext?, tlsRequired: Bool,
         storage: any StorageJobs, sessions: SessionRegistry, blocklists: BlocklistCache, hooks: Hooks,
-        loginThrottle: LoginThrottle, registrationThrottle: AddressThrottle, scramSecret: [UInt8]
+        loginThrottle: LoginThrottle, registrationThrottle: AddressThrottle, scramSecret: [UInt8],
+        wallClock: WallClock = .system
     ) throws(JIDError) {
         self.config = config
         self.domainJID = try JID(config.domain)
@@ -59,6 +64,10 @@ public final class ServerContext {
         self.loginThrottle = loginThrottle
         self.registrationThrottle = registrationThrottle
         self.scramSecret = scramSecret
+        self.wallClock = wallClock
+        self.fastTokens = FASTTokens(
+            serverSecret: scramSecret, lifetime: config.authentication.fastTokenLifetime,
+            maxClients: config.authentication.fastMaxClients)
         self.upload = config.upload.enabled ? UploadService(config: config, serverSecret: scramSecret) : nil
     }
 

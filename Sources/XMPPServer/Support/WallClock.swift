@@ -14,6 +14,9 @@ public struct WallClock: Sendable {
     /// The system's clock.
     public static let system = WallClock { Date() }
 
+    /// The current time.
+    public var date: Date { read() }
+
     /// The current time in whole milliseconds since 1970-01-01 00:00 UTC,
     /// the unit the stores keep.
     public var milliseconds: Int {

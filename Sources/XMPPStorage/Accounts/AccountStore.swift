@@ -25,7 +25,8 @@ public protocol AccountStore: AnyObject {
         -> SCRAMCredentials?
 
     /// Replaces all the credentials of `username`, as a password change does;
-    /// hash functions missing from `credentials` lose theirs.
+    /// hash functions missing from `credentials` lose theirs. Through
+    /// `Stores`, it also deletes the account's FAST tokens.
     ///
     /// - Returns: `false` if there is no such account.
     func replaceCredentials(of username: String, with credentials: [SCRAMCredentials]) throws

@@ -4,6 +4,9 @@ import XMPPCore
 /// An `AccountStore` in the tables `accounts` and `scram_credentials`
 /// (migration `0001-accounts`).
 ///
+/// Replacing the credentials also deletes the account's FAST tokens
+/// (`SQLiteFastTokenStore`), in the same transaction.
+///
 /// Every other per-user table references `accounts (id)` with
 /// `ON DELETE CASCADE`, so deleting the account row deletes everything of
 /// that user in the same statement.
@@ -67,6 +70,8 @@ public final class SQLiteAccountStore: AccountStore {
                 try statement.bind(accountID)
                 try statement.run()
             }
+            // A new password ends the FAST tokens the old one got (XEP-0484).
+            try database.run("DELETE FROM fast_tokens WHERE account_id = ?", accountID)
             try insert(credentials, accountID: accountID)
             return true
         }

@@ -78,6 +78,9 @@ import Testing
         #expect(lines.contains("TLS in force: optional: every listener is on loopback"))
         #expect(lines.contains { $0.contains("SCRAM-SHA-1 and SCRAM-SHA-256 work without TLS") })
         #expect(lines.contains("  PLAIN is accepted only over TLS"))
+        #expect(lines.contains("SASL without TLS (RFC 6120 only): SCRAM-SHA-256, SCRAM-SHA-1"))
+        #expect(lines.contains { $0.hasPrefix("SASL over TLS") && $0.contains("SCRAM-SHA-256-PLUS") })
+        #expect(lines.contains { $0.contains("FAST (XEP-0484)") && $0.contains("tokens valid 21d") })
         #expect(
             lines.contains {
                 $0.hasPrefix("Certificate: self-signed for ydc.local") && $0.contains("data/tls/ydc.local.crt")
@@ -88,6 +91,7 @@ import Testing
     @Test func reportOfAnExposedServerWarns() throws {
         let report = checkConfigReport(try config("listen = 0.0.0.0:5222"))
         #expect(report.contains("TLS in force: required: 0.0.0.0:5222 is not loopback"))
+        #expect(!report.contains("SASL without TLS"), "nothing but STARTTLS before TLS")
         #expect(report.contains("STARTTLS is offered with <required/>"))
         #expect(report.contains("\nwarning: registration is open on 0.0.0.0:5222"))
     }

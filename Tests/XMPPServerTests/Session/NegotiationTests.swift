@@ -48,7 +48,7 @@ import XMPPTestSupport
         let features = try client.startTLS()
         #expect(features.child("starttls", namespace: NS.tls) == nil)
         let mechanisms = features.child("mechanisms", namespace: NS.sasl)?.elements.map(\.text)
-        #expect(mechanisms == ["SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN"])
+        #expect(mechanisms == ["SCRAM-SHA-256-PLUS", "SCRAM-SHA-1-PLUS", "SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN"])
     }
 
     /// XEP-0368: TLS from the first byte, then a stream that needs no
