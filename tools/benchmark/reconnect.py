@@ -417,9 +417,11 @@ async def measure_mode(server, target, features, mode, accounts, arguments):
             raise RuntimeError(f"{server.name}: getting FAST tokens failed: {benchmark.summarize_errors(outcome)}")
     await run_batch(reconnector, accounts, arguments.warmup, arguments.concurrency)
     server_cpu, client_cpu, started = server.cpu_seconds(), benchmark.client_cpu_seconds(), time.perf_counter()
+    threads_before = server.thread_cpu_seconds()
     outcome = await run_batch(reconnector, accounts, arguments.reconnects, arguments.concurrency)
     wall = time.perf_counter() - started
     server_cpu = server.cpu_seconds() - server_cpu
+    threads = routing.split_thread_cpu(threads_before, server.thread_cpu_seconds())
     client_cpu = benchmark.client_cpu_seconds() - client_cpu
     trips = sorted(outcome.round_trips)
     return {
@@ -428,6 +430,8 @@ async def measure_mode(server, target, features, mode, accounts, arguments):
         "errors": benchmark.summarize_errors(outcome), "wall_s": wall,
         "reconnects_per_s": outcome.ok / wall, "server_cpu_s": server_cpu,
         "server_cpu_us": server_cpu / outcome.ok * 1e6 if outcome.ok else None,
+        "loop_cpu_us": threads["loop"] / outcome.ok * 1e6 if outcome.ok else None,
+        "other_threads_cpu_us": threads["other"] / outcome.ok * 1e6 if outcome.ok else None,
         "client_cpu_share": client_cpu / wall,
         "p50_ms": outcome.percentile(0.50) * 1000, "p99_ms": outcome.percentile(0.99) * 1000,
         "p50_closed_ms": routing.percentile(sorted(outcome.totals), 0.50) * 1000,
@@ -484,7 +488,8 @@ def medians(report):
     for row in report["reconnects"]:
         table.setdefault((row["server"], row["mode"]), []).append(row)
     return {key: dict(rows[0], **{name: routing.median_of(rows, name) for name in (
-        "reconnects_per_s", "server_cpu_us", "client_cpu_share", "p50_ms", "p99_ms", "p50_closed_ms")},
+        "reconnects_per_s", "server_cpu_us", "client_cpu_share", "p50_ms", "p99_ms", "p50_closed_ms",
+        "loop_cpu_us", "other_threads_cpu_us")},
         failed=sum(r["failed"] for r in rows), rounds=len(rows),
         rates=[r["reconnects_per_s"] for r in rows]) for key, rows in table.items()}
 
@@ -520,6 +525,12 @@ def format_tables(report, arguments):
                 f"{row['round_trips_before_tls']} "
                 f"(+{TLS13_ROUND_TRIPS}) | {row['round_trips_after_tls']} | {row['client_cpu_share']:.0%} | "
                 f"{row['failed']} |")
+    if "swiftletd" in names:
+        lines += ["", "| swiftletd mode | server CPU µs/reconnect | event loop µs | other threads (storage) µs |",
+                  "|---|---:|---:|---:|"]
+        lines += [f"| {mode} | {row['server_cpu_us']:.0f} | {row['loop_cpu_us']:.0f} | {row['other_threads_cpu_us']:.0f} |"
+                  for mode, row in ((mode, table.get(("swiftletd", mode))) for mode in MODES)
+                  if row and row["server_cpu_us"] is not None]
     lines += ratio_lines(table, names)
     notes = [f"- {r['server']} {r['mode']} round {r['round']}: {r['errors']}" for r in report["reconnects"]
              if r["errors"]]
