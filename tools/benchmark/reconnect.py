@@ -191,17 +191,14 @@ class ServerFeatures:
 
     def __init__(self, features):
         sasl2 = SASL2_FEATURE.search(features)
-        fast = FAST_FEATURE.search(sasl2.group(0)) if sasl2 else None
-        legacy = features
-        if sasl2:
-            legacy = legacy.replace(sasl2.group(0), b"")
-        self.legacy_mechanisms = [m.decode() for m in MECHANISM.findall(legacy)]
-        self.sasl2_mechanisms = []
-        self.fast_mechanisms = [m.decode() for m in MECHANISM.findall(fast.group(0))] if fast else []
-        if sasl2:
-            self.sasl2_mechanisms = [m.decode() for m in MECHANISM.findall(sasl2.group(0).replace(
-                fast.group(0), b"") if fast else sasl2.group(0))]
-        self.channel_bindings = [t.decode() for t in CHANNEL_BINDING.findall(features)]
+        sasl2 = sasl2.group(0) if sasl2 else b""
+        fast = FAST_FEATURE.search(sasl2)
+        fast = fast.group(0) if fast else b""
+        mechanisms = lambda text: [name.decode() for name in MECHANISM.findall(text)]
+        self.legacy_mechanisms = mechanisms(features.replace(sasl2, b"") if sasl2 else features)
+        self.sasl2_mechanisms = mechanisms(sasl2.replace(fast, b"") if fast else sasl2)
+        self.fast_mechanisms = mechanisms(fast)
+        self.channel_bindings = [name.decode() for name in CHANNEL_BINDING.findall(features)]
 
     def legacy_mechanism(self):
         for name in ("SCRAM-SHA-256", "SCRAM-SHA-1"):
@@ -231,8 +228,8 @@ class Account:
 class Reconnector:
     """The client for one server, mode and round."""
 
-    def __init__(self, server, target, features, mode, arguments):
-        self.server, self.target, self.features, self.mode = server, target, features, mode
+    def __init__(self, target, features, mode, arguments):
+        self.target, self.mode = target, mode
         self.pipeline = arguments.pipeline
         self.fast_mechanism = arguments.fast_mechanism
         self.mechanism = None
@@ -409,9 +406,9 @@ async def probe(target):
 
 
 async def measure_mode(server, target, features, mode, accounts, arguments):
-    reconnector = Reconnector(server, target, features, mode, arguments)
+    reconnector = Reconnector(target, features, mode, arguments)
     if mode == "fast":
-        tokens = Reconnector(server, target, features, "sasl2", arguments)
+        tokens = Reconnector(target, features, "sasl2", arguments)
         outcome = await run_batch(tokens, accounts, len(accounts), arguments.concurrency, request_token=True)
         if outcome.errors:
             raise RuntimeError(f"{server.name}: getting FAST tokens failed: {benchmark.summarize_errors(outcome)}")
