@@ -90,11 +90,8 @@ BIND_RESULT, CARBONS_RESULT = iq_result("bind1"), iq_result("carbons1")
 def parse_arguments():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\nUsage")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--swiftletd", required=True, help="the swiftletd binary (a release build)")
-    parser.add_argument("--servers", default=",".join(SERVER_NAMES),
-                        help=f"servers to run, in this order, of: {', '.join(SERVER_NAMES)}")
-    parser.add_argument("--modes", default=",".join(MODES), help=f"modes, of: {', '.join(MODES)}")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds over all servers (medians are reported)")
+    routing.add_server_arguments(parser, SERVER_NAMES, SERVER_NAMES)
+    parser.add_argument("--modes", default=",".join(MODES), help=f"modes, of: {', '.join(MODES)} (see above)")
     parser.add_argument("--accounts", type=int, default=50, help="accounts the reconnects cycle through")
     parser.add_argument("--reconnects", type=int, default=2000, help="measured reconnects per server and mode")
     parser.add_argument("--warmup", type=int, default=200, help="reconnects before each measurement")
@@ -104,11 +101,7 @@ def parse_arguments():
     parser.add_argument("--no-pipeline", dest="pipeline", action="store_false",
                         help="wait for every answer before sending the next request")
     parser.add_argument("--phase-timeout", type=float, default=240, help="seconds allowed per batch")
-    parser.add_argument("--event-loop", choices=("uvloop", "asyncio"), default=None,
-                        help="the client's event loop (default: uvloop if installed, else asyncio)")
-    parser.add_argument("--revision", default="unknown", help="swiftletd's source revision, for the report")
-    parser.add_argument("--json", help="also write the figures to this file")
-    parser.add_argument("--keep", action="store_true", help="keep the temp dir (server logs)")
+    routing.add_run_arguments(parser)
     arguments = parser.parse_args()
     routing.check_common_arguments(parser, arguments, SERVER_NAMES)
     arguments.mode_names = arguments.modes.split(",")
@@ -465,14 +458,8 @@ async def run(arguments, workdir, report, started):
     """Accounts, then the rounds; fills `report`. Servers are appended to
     `started` as soon as they exist, for the caller to stop."""
     report["features"] = {}
-    chosen = [server for server in (make_server(name, os.path.join(workdir, name), arguments, report)
-                                    for name in arguments.server_names) if server is not None]
-    started += chosen
     users = [f"bench{i}" for i in range(arguments.accounts)]
-    for server in chosen:
-        benchmark.log(f"creating {len(users)} accounts on {server.name}")
-        await routing.create_accounts(server, users)
-        report["versions"][server.name] = server.version()
+    chosen = await routing.prepare_servers(arguments, workdir, report, started, make_server, users)
     for round_number in range(1, arguments.rounds + 1):
         for server in chosen:
             await measure_server(server, arguments, round_number, report)
