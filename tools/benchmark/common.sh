@@ -1,4 +1,5 @@
-# Sourced by the benchmark wrappers (run.sh, routing.sh, muc.sh, upload.sh):
+# Sourced by the benchmark wrappers (run.sh, routing.sh, muc.sh, upload.sh,
+# reconnect.sh):
 # run from the repository's root, they build swiftletd in release and run
 # one of the Python benchmarks on it.
 
@@ -31,4 +32,14 @@ build_and_run() {
     [ -z "$(git --no-optional-locks status --porcelain -- Sources Package.swift 2>/dev/null)" ] || revision="$revision+local-changes"
     exec timeout "$seconds" python3 "tools/benchmark/$script" \
         --swiftletd "$scratch/release/swiftletd" --revision "$revision" "$@"
+}
+
+# side_by_side SECONDS SCRIPT ARGS… — build_and_run for the benchmarks
+# against Prosody and, when it is installed, ejabberd (servers.py makes
+# Prosody's certificate with openssl).
+side_by_side() {
+    need prosody prosodyctl openssl python3
+    note_ejabberd
+    note_uvloop
+    build_and_run "$@"
 }

@@ -38,7 +38,7 @@ listen:
     module: ejabberd_c2s
     max_stanza_size: 1048576  # swiftletd's default
     starttls_required: false
-    access: c2s
+    access: c2s{listener_options}
     # No shaper: Debian's config limits c2s to 3000 B/s; the others have
     # no rate limit.
 acl:
@@ -90,6 +90,8 @@ class Ejabberd(servers.ServerProcess):
     stream management, privacy or blocking)."""
 
     name = "ejabberd"
+    #: Lines added to the c2s listener's options (each starting with "\n    ").
+    listener_options = ""
 
     def __init__(self, directory):
         super().__init__(directory)
@@ -98,7 +100,8 @@ class Ejabberd(servers.ServerProcess):
         for path in (self.spool, self.logs, os.path.join(directory, "contrib")):
             os.makedirs(path, exist_ok=True)
         files = {
-            "ejabberd.yml": CONFIG.format(domain=servers.DOMAIN, port=self.port),
+            "ejabberd.yml": CONFIG.format(domain=servers.DOMAIN, port=self.port,
+                                          listener_options=self.listener_options),
             "ejabberdctl.cfg": CTL_CONFIG.format(dist_port=servers.free_port(), dir=directory),
             "inetrc": INETRC,
         }

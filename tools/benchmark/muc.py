@@ -257,14 +257,8 @@ async def measure_server(server, arguments, round_number, users):
 async def run(arguments, workdir, report, started):
     """Accounts, then the rounds; fills `report`. Servers are appended to
     `started` as soon as they exist, for the caller to stop."""
-    chosen = [server for server in (make_server(name, os.path.join(workdir, name), arguments, report)
-                                    for name in arguments.server_names) if server is not None]
-    started += chosen
     users = [f"occupant{i}" for i in range(max(arguments.sizes))]
-    for server in chosen:
-        benchmark.log(f"creating {len(users)} accounts on {server.name}")
-        await routing.create_accounts(server, users)
-        report["versions"][server.name] = server.version()
+    chosen = await routing.prepare_servers(arguments, workdir, report, started, make_server, users)
     for round_number in range(1, arguments.rounds + 1):
         for server in chosen:
             results, archive = await benchmark.with_deadline(

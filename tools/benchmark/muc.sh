@@ -11,7 +11,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bench=muc.sh
 . tools/benchmark/common.sh
-need prosody prosodyctl openssl python3
-note_ejabberd
-note_uvloop
-build_and_run 2700 muc.py "$@"
+side_by_side 2700 muc.py "$@"

@@ -70,17 +70,30 @@ def parse_arguments():
 
 
 def add_common_arguments(parser, server_names, default_servers, seconds, warmup_seconds):
-    """The options of every side-by-side benchmark: the binary, servers,
-    rounds, timing, the client's event loop and the report."""
-    parser.add_argument("--swiftletd", required=True, help="the swiftletd binary (a release build)")
-    parser.add_argument("--servers", default=",".join(default_servers),
-                        help=f"servers to run, in this order, of: {', '.join(server_names)} (see above)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds over all servers (medians are reported)")
+    """The options of the side-by-side benchmarks that send for a time:
+    the binary, servers, rounds, timing, the client's event loop and the
+    report."""
+    add_server_arguments(parser, server_names, default_servers)
     parser.add_argument("--seconds", type=float, default=seconds, help="seconds of sending per measurement")
     parser.add_argument("--warmup-seconds", type=float, default=warmup_seconds, help="seconds of sending before each")
     parser.add_argument("--max-messages", type=int, default=1_000_000,
                         help="messages sent per measurement at most (sending stops at the first of the two)")
     parser.add_argument("--swiftletd-threads", type=int, default=1, help="swiftletd's event loop threads")
+    add_run_arguments(parser)
+
+
+def add_server_arguments(parser, server_names, default_servers):
+    """The options of every side-by-side benchmark that choose what runs:
+    the binary, the servers and the rounds."""
+    parser.add_argument("--swiftletd", required=True, help="the swiftletd binary (a release build)")
+    parser.add_argument("--servers", default=",".join(default_servers),
+                        help=f"servers to run, in this order, of: {', '.join(server_names)} (see above)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds over all servers (medians are reported)")
+
+
+def add_run_arguments(parser):
+    """The options of every side-by-side benchmark about the run: the
+    client's event loop and the report."""
     parser.add_argument("--event-loop", choices=("uvloop", "asyncio"), default=None,
                         help="the client's event loop (default: uvloop if installed, else asyncio)")
     parser.add_argument("--revision", default="unknown", help="swiftletd's source revision, for the report")
@@ -155,6 +168,21 @@ async def create_accounts(server, users):
         server.add_user(users[0], PASSWORD)
         with ThreadPoolExecutor(4) as pool:
             list(pool.map(lambda user: server.add_user(user, PASSWORD), users[1:]))
+
+
+async def prepare_servers(arguments, workdir, report, started, make_server, users):
+    """The servers of --servers, made by `make_server(name, directory,
+    arguments, report)` (None: skipped), each appended to `started` for
+    the caller to stop, with the accounts `users` and its version in the
+    report. Returns them."""
+    chosen = [server for server in (make_server(name, os.path.join(workdir, name), arguments, report)
+                                    for name in arguments.server_names) if server is not None]
+    started += chosen
+    for server in chosen:
+        benchmark.log(f"creating {len(users)} accounts on {server.name}")
+        await create_accounts(server, users)
+        report["versions"][server.name] = server.version()
+    return chosen
 
 
 def percentile(ordered, fraction):

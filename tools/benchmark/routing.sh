@@ -13,7 +13,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bench=routing.sh
 . tools/benchmark/common.sh
-need prosody prosodyctl python3
-note_ejabberd
-note_uvloop
-build_and_run 900 routing.py "$@"
+side_by_side 900 routing.py "$@"

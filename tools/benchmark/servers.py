@@ -20,6 +20,19 @@ def free_port():
         return probe.getsockname()[1]
 
 
+def make_certificate(directory):
+    """A self-signed ECDSA P-256 certificate for DOMAIN (the key type
+    swiftletd generates), made with openssl: returns the paths of
+    DIRECTORY/localhost.crt and DIRECTORY/localhost.key."""
+    certificate, key = os.path.join(directory, "localhost.crt"), os.path.join(directory, "localhost.key")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-days", "2", "-subj", f"/CN={DOMAIN}", "-addext", f"subjectAltName=DNS:{DOMAIN}",
+         "-keyout", key, "-out", certificate],
+        check=True, capture_output=True, timeout=60)
+    return certificate, key
+
+
 class ServerProcess:
     """A server child process: start, wait until it accepts, measure, stop."""
 
@@ -174,12 +187,7 @@ class Prosody(ServerProcess):
         super().__init__(directory)
         self.config_path = os.path.join(directory, "prosody.cfg.lua")
         os.makedirs(os.path.join(directory, "data"), exist_ok=True)
-        subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-             "-nodes", "-days", "2", "-subj", f"/CN={DOMAIN}", "-addext", f"subjectAltName=DNS:{DOMAIN}",
-             "-keyout", os.path.join(directory, "localhost.key"),
-             "-out", os.path.join(directory, "localhost.crt")],
-            check=True, capture_output=True, timeout=60)
+        make_certificate(directory)
         with open(self.config_path, "w") as config:
             config.write(PROSODY_CONFIG.format(
                 dir=directory, port=self.port, domain=DOMAIN,

@@ -40,23 +40,62 @@ class LoginError(Exception):
 
 
 class SCRAMCache:
-    """SaltedPassword-derived keys per (user, salt, iterations): RFC 5802 §5.1
-    lets a client store them so that only the HMACs are per login."""
+    """SaltedPassword-derived keys per (user, salt, iterations, hash): RFC
+    5802 §5.1 lets a client store them so that only the HMACs are per
+    login."""
 
     def __init__(self):
         self._keys = {}
 
-    def keys(self, password, salt, iterations):
-        """(ClientKey, StoredKey, ServerKey) for this salt and count."""
-        cache_key = (password, salt, iterations)
+    def keys(self, password, salt, iterations, hash_name="sha1"):
+        """(ClientKey, StoredKey, ServerKey) for this salt, count and hash
+        ("sha1" or "sha256")."""
+        cache_key = (password, salt, iterations, hash_name)
         keys = self._keys.get(cache_key)
         if keys is None:
-            salted = hashlib.pbkdf2_hmac("sha1", password.encode(), salt, iterations)
-            client_key = hmac.digest(salted, b"Client Key", "sha1")
-            server_key = hmac.digest(salted, b"Server Key", "sha1")
-            keys = (client_key, hashlib.sha1(client_key).digest(), server_key)
+            salted = hashlib.pbkdf2_hmac(hash_name, password.encode(), salt, iterations)
+            client_key = hmac.digest(salted, b"Client Key", hash_name)
+            server_key = hmac.digest(salted, b"Server Key", hash_name)
+            keys = (client_key, hashlib.new(hash_name, client_key).digest(), server_key)
             self._keys[cache_key] = keys
         return keys
+
+
+class SCRAMClient:
+    """The client's side of one SCRAM exchange (RFC 5802; SHA-256 as RFC
+    7677), whatever carries its messages. `binding` is (type, data) for a
+    -PLUS mechanism, None for none (gs2 header `n,,`). Attributes of the
+    server-first message other than r, s and i (XEP-0474's `h`) are
+    ignored."""
+
+    def __init__(self, cache, user, password, hash_name="sha1", binding=None):
+        self.cache, self.password, self.hash_name = cache, password, hash_name
+        self.gs2_header = f"p={binding[0]},,".encode() if binding else b"n,,"
+        self.binding_data = binding[1] if binding else b""
+        self.nonce = secrets.token_urlsafe(18).encode()
+        self.first_bare = b"n=" + user.encode() + b",r=" + self.nonce
+        self.expected_server_final = None
+
+    def client_first(self):
+        return self.gs2_header + self.first_bare
+
+    def client_final(self, server_first):
+        """The client-final message for `server_first` (raw bytes)."""
+        fields = dict(item.split(b"=", 1) for item in server_first.split(b","))
+        nonce, salt, iterations = fields[b"r"], base64.b64decode(fields[b"s"]), int(fields[b"i"])
+        if not nonce.startswith(self.nonce):
+            raise LoginError("server nonce does not extend the client nonce")
+        client_key, stored_key, server_key = self.cache.keys(self.password, salt, iterations, self.hash_name)
+        without_proof = b"c=" + base64.b64encode(self.gs2_header + self.binding_data) + b",r=" + nonce
+        auth_message = self.first_bare + b"," + server_first + b"," + without_proof
+        signature = hmac.digest(stored_key, auth_message, self.hash_name)
+        proof = bytes(a ^ b for a, b in zip(client_key, signature))
+        self.expected_server_final = b"v=" + base64.b64encode(hmac.digest(server_key, auth_message, self.hash_name))
+        return without_proof + b",p=" + base64.b64encode(proof)
+
+    def check_server_final(self, server_final):
+        if server_final != self.expected_server_final:
+            raise LoginError("server signature missing or wrong")
 
 
 class Connection:
@@ -131,13 +170,9 @@ async def open_session(target, user, password, resource):
 
 async def negotiate(conn, target, user, password, resource):
     """Stream header to bound resource, on a connected `conn`."""
-    await conn.open_stream(target.domain)
     if target.use_tls:
-        conn.send("<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>")
-        await conn.expect(PROCEED)
-        await conn.writer.start_tls(target.tls_context, server_hostname=target.domain)
-        target.tls_version = target.tls_version or conn.writer.get_extra_info("ssl_object").version()
-        await conn.open_stream(target.domain)
+        await starttls(conn, target)
+    await conn.open_stream(target.domain)
     await authenticate(conn, target, user, password)
     await conn.open_stream(target.domain)
     conn.send(
@@ -148,39 +183,40 @@ async def negotiate(conn, target, user, password, resource):
         raise LoginError("bind failed: " + iq[:200].decode(errors="replace"))
 
 
+async def starttls(conn, target):
+    """Stream header, STARTTLS (RFC 6120 §5) and the TLS handshake; the
+    caller opens the stream again over TLS."""
+    await conn.open_stream(target.domain)
+    conn.send("<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>")
+    await conn.expect(PROCEED)
+    await conn.writer.start_tls(target.tls_context, server_hostname=target.domain)
+    target.tls_version = target.tls_version or conn.writer.get_extra_info("ssl_object").version()
+
+
 async def authenticate(conn, target, user, password):
     """SASL SCRAM-SHA-1 without channel binding (gs2 header `n,,`)."""
-    client_nonce = secrets.token_urlsafe(18)
-    client_first_bare = f"n={user},r={client_nonce}"
+    scram = SCRAMClient(target.scram, user, password)
     conn.send(
         f"<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='{MECHANISM}'>"
-        + base64.b64encode(b"n,," + client_first_bare.encode()).decode() + "</auth>")
+        + base64.b64encode(scram.client_first()).decode() + "</auth>")
     server_first = base64.b64decode((await conn.expect(CHALLENGE)).group(1))
-    fields = dict(item.split(b"=", 1) for item in server_first.split(b","))
-    nonce, salt, iterations = fields[b"r"], base64.b64decode(fields[b"s"]), int(fields[b"i"])
-    if not nonce.startswith(client_nonce.encode()):
-        raise LoginError("server nonce does not extend the client nonce")
-    client_key, stored_key, server_key = target.scram.keys(password, salt, iterations)
-    without_proof = b"c=biws,r=" + nonce
-    auth_message = client_first_bare.encode() + b"," + server_first + b"," + without_proof
-    signature = hmac.digest(stored_key, auth_message, "sha1")
-    proof = bytes(a ^ b for a, b in zip(client_key, signature))
-    client_final = without_proof + b",p=" + base64.b64encode(proof)
     conn.send(
         "<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>"
-        + base64.b64encode(client_final).decode() + "</response>")
-    success = (await conn.expect(SUCCESS)).group(1)
-    expected = b"v=" + base64.b64encode(hmac.digest(server_key, auth_message, "sha1"))
-    if base64.b64decode(success or b"") != expected:
-        raise LoginError("server signature missing or wrong")
+        + base64.b64encode(scram.client_final(server_first)).decode() + "</response>")
+    scram.check_server_final(base64.b64decode((await conn.expect(SUCCESS)).group(1) or b""))
 
 
 async def login_once(target, user, password, resource):
-    """One full login, ended by `</stream:stream>`, the server's reply to
-    it (RFC 6120 §4.4) and closing the socket (after TLS close_notify)."""
+    """One full login, ended by `close_stream`."""
     conn = await open_session(target, user, password, resource)
+    await close_stream(conn, target.timeout)
+
+
+async def close_stream(conn, timeout):
+    """`</stream:stream>`, the server's reply to it (RFC 6120 §4.4) and
+    closing the socket (after TLS close_notify); aborts on any error."""
     try:
-        async with asyncio.timeout(target.timeout):
+        async with asyncio.timeout(timeout):
             conn.send("</stream:stream>")
             await conn.expect(STREAM_END)
             conn.writer.close()
