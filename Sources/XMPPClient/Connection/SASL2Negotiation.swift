@@ -108,7 +108,7 @@ extension StreamNegotiator {
                 HashedToken.initiatorMessage(
                     token.mechanism, username: request.username, token: key, channelBinding: binding),
                 offer, request, extra: [fast]))
-        let success = try await expectSuccess()
+        let success = try await expectSuccess(refusingToken: true)
         guard let data = try? SASLPayload.decode(success.childText("additional-data", namespace: NS.sasl2) ?? ""),
             Crypto.constantTimeEquals(
                 data, HashedToken.responderMessage(token.mechanism, token: key, channelBinding: binding))
@@ -272,12 +272,19 @@ extension StreamNegotiator {
 
     // MARK: - Replies
 
-    /// The next element, which must be SASL2 `<success/>`.
-    private mutating func expectSuccess(isolation: isolated (any Actor)? = #isolation) async throws(XMPPClientError)
-        -> Element
-    {
+    /// The next element, which must be SASL2 `<success/>`. With
+    /// `refusingToken`, any `<failure/>` but `temporary-auth-failure` is
+    /// `.notAuthorized`: XEP-0484 §4 has the client drop a token the
+    /// server refused, whatever the condition.
+    private mutating func expectSuccess(
+        refusingToken: Bool = false, isolation: isolated (any Actor)? = #isolation
+    ) async throws(XMPPClientError) -> Element {
         let reply = try await reader.nextElement()
-        try checkNotFailure(reply, namespace: NS.sasl2)
+        do {
+            try checkNotFailure(reply, namespace: NS.sasl2)
+        } catch .unsupportedServer where refusingToken {
+            throw .notAuthorized
+        }
         guard reply.name == "success", reply.namespace == NS.sasl2 else {
             throw .unsupportedServer("unexpected SASL2 reply <\(reply.name)>")
         }

@@ -55,9 +55,11 @@ extension ClientSession {
             }) { result in
                 guard session.phase == .negotiating else { return }
                 switch result {
-                case .success(.accepted(let token, let rotate)):
+                case .success(.accepted(let token, let nonce, let rotate)):
                     session.sasl.step = .idle
                     session.sasl.boundChannel = mechanism.channelBinding
+                    // An invalidated token is gone: nothing to check again.
+                    session.sasl.verified = request.invalidatesToken ? nil : .token(nonce: nonce, userAgent: userAgent)
                     if rotate, !request.invalidatesToken { session.sasl.request?.rotatedToken = mechanism }
                     if request.invalidatesToken { session.log.info("FAST token of \(username) invalidated at its owner's request") }
                     let answer = HashedToken.responderMessage(mechanism, token: token, channelBinding: binding)
@@ -75,19 +77,26 @@ extension ClientSession {
         }
     }
 
-    /// The storage work for the token a successful SASL2 login gets: the
-    /// one it asked for, or the next one when its FAST token is past half
-    /// its life (§3.4); nil when there is none to issue.
-    func tokenIssue(for request: SASL2Request) -> (@Sendable (Stores) throws -> FASTTokens.Grant)? {
-        guard let mechanism = request.requestedToken ?? request.rotatedToken, let userAgent = request.userAgent,
-            let username
-        else { return nil }
-        guard offeredFASTMechanisms.contains(mechanism) else {
+    /// The storage work that completes a successful SASL2 login: checks
+    /// that the account still has what the login proved (a password
+    /// changed meanwhile leaves the old one nothing), then issues the
+    /// token it asked for, or the next one when its FAST token is past
+    /// half its life (§3.4).
+    /// - Returns: The job; it returns nil when the credential changed,
+    ///   else the grant, if a token was issued.
+    func completion(for request: SASL2Request) -> @Sendable (Stores) throws -> FASTTokens.Grant?? {
+        let (username, verified) = (username ?? "", sasl.verified)
+        var wanted: FASTMechanism? = request.requestedToken ?? request.rotatedToken
+        if let mechanism = wanted, !offeredFASTMechanisms.contains(mechanism) {
             log.notice("a FAST token for \(mechanism.rawValue), which this stream does not offer, was not issued")
-            return nil
+            wanted = nil
         }
-        let tokens = server.fastTokens
-        let now = server.wallClock.date
-        return { stores in try tokens.issue(mechanism, to: username, userAgent: userAgent, now: now, in: stores) }
+        let issue = wanted
+        let (tokens, now, userAgent) = (server.fastTokens, server.wallClock.date, request.userAgent)
+        return { stores in
+            guard try verified?.holds(for: username, in: stores) ?? true else { return nil }
+            guard let mechanism = issue, let userAgent else { return .some(nil) }
+            return try tokens.issue(mechanism, to: username, userAgent: userAgent, now: now, in: stores)
+        }
     }
 }

@@ -114,6 +114,10 @@ extension ClientSession {
     }
 
     private func receiveBeforeAuthentication(_ element: Element) {
+        // XEP-0388 §3.5: nothing else while a SASL2 exchange runs.
+        if sasl.request != nil, element.namespace != NS.sasl2 {
+            return fail(StreamError(.policyViolation, text: "<\(element.name)/> during SASL2 authentication"))
+        }
         switch (element.namespace, element.name) {
         case (NS.tls, "starttls"):
             startTLS()

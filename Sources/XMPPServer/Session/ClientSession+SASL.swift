@@ -1,4 +1,6 @@
+import Foundation
 import XMPPCore
+import XMPPStorage
 
 /// The SASL exchange in progress on one stream, and the failures so far.
 struct SASLState {
@@ -20,6 +22,31 @@ struct SASLState {
     var request: SASL2Request?
     /// The channel binding the successful exchange used, for the log.
     var boundChannel: ChannelBindingType?
+    /// What the successful exchange was checked against, checked again
+    /// when SASL2 completes (`ClientSession+SASL2`).
+    var verified: VerifiedCredential?
+}
+
+/// What a login proved knowledge of: SCRAM credentials, or a FAST token.
+/// A SASL2 login is completed, and a token issued, only while the account
+/// still has it, so that a password changed (or an account deleted and
+/// registered again) during the exchange leaves the old secret nothing.
+enum VerifiedCredential: Sendable {
+    /// The StoredKey of the credentials for this hash.
+    case scram(HashFunction, storedKey: [UInt8])
+    /// The FAST token with this nonce, of this client.
+    case token(nonce: [UInt8], userAgent: String)
+
+    /// Whether the account `username` still has it.
+    func holds(for username: String, in stores: Stores) throws -> Bool {
+        switch self {
+        case .scram(let hash, let storedKey):
+            return try stores.accounts.credentials(of: username, for: hash)?.storedKey == storedKey
+        case .token(let nonce, let userAgent):
+            return try stores.fastTokens.tokens(of: username, userAgent: userAgent, at: .distantPast)
+                .contains { $0.nonce == nonce }
+        }
+    }
 }
 
 /// RFC 6120 §6 and XEP-0388: SASL negotiation on the server, with
@@ -196,6 +223,7 @@ extension ClientSession {
                 case .success(let credentials):
                     let challenge = scram.challenge(credentials: credentials)
                     session.sasl.step = .scram(scram, username: username)
+                    session.sasl.verified = credentials.map { .scram(hash, storedKey: $0.storedKey) }
                     session.sendChallenge(challenge)
                 case .failure(let error):
                     session.log.error("account lookup failed: \(error)")
@@ -224,9 +252,10 @@ extension ClientSession {
             ) { result in
                 guard session.phase == .negotiating else { return }
                 switch result {
-                case .success(true):
+                case .success(let credentials?):
+                    session.sasl.verified = .scram(.sha256, storedKey: credentials.storedKey)
                     session.authenticated(as: username, mechanism: SASLMechanism.plain.rawValue, success: nil)
-                case .success(false):
+                case .success(nil):
                     session.saslFailed(
                         .notAuthorized, reason: "wrong password or unknown user \(username)", account: username)
                 case .failure(let error):
@@ -271,6 +300,9 @@ extension ClientSession {
     /// (§6.4.6). XEP-0388: completes the request, inline features and all.
     /// - Parameter success: The mechanism's additional data, if any.
     func authenticated(as username: String, mechanism: String, success: [UInt8]?) {
+        guard server.sessions.revocationCount(of: username) == accountRevocations else {
+            return saslFailed(.notAuthorized, reason: "the password of \(username) changed during the exchange", account: username)
+        }
         self.username = username
         phase = .authenticated
         parser.limits = server.authenticatedLimits
@@ -309,6 +341,7 @@ extension ClientSession {
         _ condition: SASLFailure, reason: String, account: String? = nil, countsAsFailure: Bool = true
     ) {
         sasl.step = .idle
+        sasl.verified = nil
         log.notice("authentication failed (\(condition.rawValue)): \(reason)")
         let conditionElement = Element(condition.rawValue, namespace: NS.sasl)
         if sasl.request != nil {

@@ -86,17 +86,16 @@ extension ClientSession {
             }
             if case .idle = sasl.step { sasl.request = SASL2Request(element) }
             begin(element[attribute: "mechanism"], payload: payload)
-        case "response":
+        case "response", "abort":
             guard sasl.request != nil else {
-                return fail(StreamError(.unsupportedStanzaType, text: "<response/> without <authenticate/>"))
+                return fail(StreamError(.unsupportedStanzaType, text: "<\(element.name)/> without <authenticate/>"))
             }
+            guard element.name == "response" else { return abortExchange() }
             do {
                 continueExchange(with: try Self.decode(element))
             } catch {
                 saslFailed(.incorrectEncoding, reason: "response is not base64")
             }
-        case "abort":
-            abortExchange()
         default:
             fail(StreamError(.unsupportedStanzaType, text: "unexpected <\(element.name)/> in SASL2"))
         }
@@ -109,22 +108,27 @@ extension ClientSession {
         try Base64.decode(String(element.text.unicodeScalars.filter { !$0.properties.isWhitespace }))
     }
 
-    /// Finishes a successful XEP-0388 exchange: the FAST token work on the
-    /// storage thread, then resumption or binding and the `<success/>`,
-    /// followed by the new stream features.
+    /// Finishes a successful XEP-0388 exchange: on the storage thread, the
+    /// check that the account still has what the login proved and the
+    /// FAST token work; then resumption or binding and the `<success/>`,
+    /// followed by the new stream features. A login whose password
+    /// changed meanwhile ends the stream instead, as binding would.
     ///
     /// The storage job also orders this after the `onAuthenticated` hooks'
     /// loading (one storage thread, jobs in order), so a Bind 2 session
     /// starts with what they load, as one bound the RFC 6120 way would.
     func completeSASL2(_ request: SASL2Request, additionalData: [UInt8]?) {
-        let issue = tokenIssue(for: request)
-        withStorage({ stores in try issue?(stores) }) { [self] result in
-            var token: Element?
+        withStorage(completion(for: request)) { [self] result in
             switch result {
-            case .success(let grant): token = grant?.element
-            case .failure(let error): log.error("cannot issue a FAST token: \(error)")
+            case .success(.some(let grant)):
+                succeed(request, additionalData: additionalData, token: grant?.element)
+            case .success(.none):
+                log.notice("the credentials of \(username ?? "") changed during the login")
+                fail(StreamError(.notAuthorized, text: "the account's password changed or it was deleted"))
+            case .failure(let error):
+                log.error("cannot complete the login: \(error)")
+                fail(StreamError(.internalServerError, text: "storage error"))
             }
-            succeed(request, additionalData: additionalData, token: token)
         }
     }
 

@@ -42,8 +42,9 @@ struct FASTTokens: Sendable {
 
     /// What checking a FAST login found.
     enum Verdict: Sendable {
-        /// The proof matched `token`; `rotate` when it is past half its life.
-        case accepted(token: [UInt8], rotate: Bool)
+        /// The proof matched `token`, made from `nonce`; `rotate` when it
+        /// is past half its life.
+        case accepted(token: [UInt8], nonce: [UInt8], rotate: Bool)
         /// The client holds tokens, but the proof matches none of them.
         case wrong
         /// The client holds no valid token: expired, invalidated or never issued.
@@ -89,7 +90,7 @@ struct FASTTokens: Sendable {
                 try stores.fastTokens.used(nonce: record.nonce, of: username, userAgent: userAgent)
             }
             let rotate = record.expiry.timeIntervalSince(now) < Self.seconds(lifetime) / 2
-            return .accepted(token: token, rotate: rotate)
+            return .accepted(token: token, nonce: record.nonce, rotate: rotate)
         }
         return .wrong
     }

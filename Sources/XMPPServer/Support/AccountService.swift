@@ -17,11 +17,12 @@ public protocol AccountService: Sendable {
         for username: String, _ hash: HashFunction, on loop: any Loop,
         _ completion: @escaping (Result<SCRAMCredentials?, any Error>) -> Void)
 
-    /// Whether `password` is the password of `username` (SASL PLAIN). An
-    /// unknown user costs the same work as a wrong password.
+    /// The SCRAM-SHA-256 credentials `password` matched for `username`
+    /// (SASL PLAIN), or nil for a wrong password or an unknown user, which
+    /// cost the same work.
     func verify(
         username: String, password: String, on loop: any Loop,
-        _ completion: @escaping (Result<Bool, any Error>) -> Void)
+        _ completion: @escaping (Result<SCRAMCredentials?, any Error>) -> Void)
 
     /// Creates an account; false when the username is taken.
     func register(

@@ -58,15 +58,15 @@ public struct StoredAccounts: AccountService {
 
     public func verify(
         username: String, password: String, on loop: any Loop,
-        _ completion: @escaping (Result<Bool, any Error>) -> Void
+        _ completion: @escaping (Result<SCRAMCredentials?, any Error>) -> Void
     ) {
         let decoy = decoy
         run(on: loop, completion) { stores in
             guard let stored = try stores.accounts.credentials(of: username, for: .sha256) else {
                 _ = decoy.matches(password: password)
-                return false
+                return nil
             }
-            return stored.matches(password: password)
+            return stored.matches(password: password) ? stored : nil
         }
     }
 

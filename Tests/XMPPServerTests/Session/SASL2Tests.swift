@@ -214,6 +214,21 @@ import XMPPTestSupport
         #expect(other.childText("authorization-identifier", namespace: NS.sasl2) != two.childText("authorization-identifier", namespace: NS.sasl2))
     }
 
+    /// XEP-0388 §3.5: during an exchange only its elements; an abort
+    /// with no exchange is no SASL2 either.
+    @Test func otherTrafficDuringAnExchangeEndsTheStream() throws {
+        let (client, _) = try secured(try server())
+        let scram = try SCRAMClient(mechanism: .scramSHA256, username: "juliet", secret: .password("r0meo"))
+        client.send("<authenticate xmlns='urn:xmpp:sasl:2' mechanism='SCRAM-SHA-256'><initial-response>\(Base64.encode(scram.clientFirstMessage))</initial-response></authenticate>")
+        #expect(try client.receiveOne().name == "challenge")
+        client.send("<iq type='get' id='reg'><query xmlns='jabber:iq:register'/></iq>")
+        #expect(client.receive().streamErrorCondition == "policy-violation")
+
+        let (other, _) = try secured(try server())
+        other.send("<abort xmlns='urn:xmpp:sasl:2'/>")
+        #expect(other.receive().streamErrorCondition == "unsupported-stanza-type")
+    }
+
     @Test func failedLoginIgnoresInlineRequests() throws {
         let server = try server()
         let (client, features) = try secured(server)
@@ -335,6 +350,32 @@ import XMPPTestSupport
         server.loop.run()
         try done?.get()
         #expect(try fastLogin(server, token: token).child("credentials-expired", namespace: NS.sasl) != nil)
+    }
+
+    /// The password changes between the challenge and the proof: the old
+    /// password's proof still verifies against the challenge, but the
+    /// login completes with nothing, no session and no token.
+    @Test func passwordChangedDuringTheExchangeLeavesTheOldOneNothing() throws {
+        let server = try server()
+        let (client, features) = try secured(server)
+        var scram = try SCRAMClient(
+            mechanism: .scramSHA256Plus, username: "juliet", secret: .password("r0meo"),
+            channelBinding: .bound(.tlsExporter, data: try #require(client.channelBindings[.tlsExporter])))
+        scram.advertisement = Self.advertisement(features, sasl2: true)
+        client.send(
+            "<authenticate xmlns='urn:xmpp:sasl:2' mechanism='SCRAM-SHA-256-PLUS'><initial-response>\(Base64.encode(scram.clientFirstMessage))"
+                + "</initial-response>\(Self.userAgentElement())<request-token xmlns='urn:xmpp:fast:0' mechanism='HT-SHA-256-EXPR'/>"
+                + Self.bindRequest + "</authenticate>")
+        let final = try scram.receiveServerFirst(try Base64.decode(client.receiveOne().text))
+        var done: Result<Void, any Error>?
+        server.context.accounts.changePassword(username: "juliet", password: "new", on: server.loop) { done = $0 }
+        server.loop.run()
+        try done?.get()
+        client.send("<response xmlns='urn:xmpp:sasl:2'>\(Base64.encode(final))</response>")
+        let events = client.receive()
+        #expect(!events.contains { if case .element(let element) = $0 { element.name == "success" } else { false } })
+        #expect(events.streamErrorCondition == "not-authorized")
+        #expect(server.context.sessions.sessions(of: try JID("juliet@localhost")).isEmpty)
     }
 
     @Test func oldTokenIsRotatedAndTheNewOneReplacesIt() throws {
