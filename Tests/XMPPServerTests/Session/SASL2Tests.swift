@@ -99,6 +99,18 @@ import XMPPTestSupport
         #expect(types == ["tls-exporter", "tls-server-end-point"])
     }
 
+    /// The offer depends on the stream's encryption only: the same on a
+    /// restarted server, with or without the account, over TLS 1.2 (with
+    /// the extended master secret) and 1.3, so a client that pinned what
+    /// it saw finds it again.
+    @Test func offerIsTheSameAcrossServersAccountsAndTLSVersions() throws {
+        let (_, first) = try secured(try server())
+        let (_, restarted) = try secured(try TestServer())
+        let (_, tls12) = try secured(try server(), maximumVersion: .tls1_2)
+        #expect(first == restarted)
+        #expect(first == tls12)
+    }
+
     @Test func plaintextStreamOffersNeitherSASL2NorPlus() throws {
         let client = try server().connect()
         let features = try client.openStream()
