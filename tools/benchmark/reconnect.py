@@ -19,6 +19,10 @@ It is measured in these modes:
   fast    SASL2 with a XEP-0484 FAST token (HT-SHA-256-NONE, or -ENDP with
           --fast-mechanism), the token got by one sasl2 login per account
           with <request-token/> before the batch, and Bind 2 inline
+  fast-resumed
+          fast over a resumed TLS session (RFC 8446 §2.2: the session
+          ticket of the account's previous connection), as a phone that
+          reconnects does: no certificate, no signature
 
 Prosody 0.12 and ejabberd 23.01 have no SASL2: they get the tls and legacy
 modes only. Servers and rounds are interleaved (round 1: swiftletd, Prosody,
@@ -60,8 +64,9 @@ import servers
 import xmpp_load
 
 SERVER_NAMES = ("swiftletd", "prosody", "ejabberd")
-MODES = ("tls", "legacy", "sasl2", "fast")
-SASL2_MODES = ("sasl2", "fast")
+MODES = ("tls", "legacy", "sasl2", "fast", "fast-resumed")
+SASL2_MODES = ("sasl2", "fast", "fast-resumed")
+FAST_MODES = ("fast", "fast-resumed")
 PASSWORD = routing.PASSWORD
 SASL2 = "urn:xmpp:sasl:2"
 #: TLS 1.3: one round trip for the handshake (ClientHello to Finished).
@@ -211,11 +216,32 @@ class Account:
     """An account, its FAST state (one user agent id per account, as one
     device) and a lock: an account reconnects on one connection at a time."""
 
-    def __init__(self, user):
+    def __init__(self, user, tls_context):
         self.user = user
         self.user_agent = str(uuid.uuid4())
         self.token = None
         self.lock = asyncio.Lock()
+        #: Resumes the account's last TLS session (fast-resumed mode).
+        self.tls_context = tls_context
+
+
+class ResumingContext(ssl.SSLContext):
+    """A client context that offers `session`, when set, for resumption:
+    asyncio's start_tls has no session parameter, but makes its SSLObject
+    with wrap_bio."""
+
+    session = None
+
+    def wrap_bio(self, incoming, outgoing, server_side=False, server_hostname=None, session=None):
+        return super().wrap_bio(incoming, outgoing, server_side, server_hostname, session=session or self.session)
+
+    @classmethod
+    def like(cls, context):
+        """A resuming context with `context`'s settings."""
+        resuming = cls(ssl.PROTOCOL_TLS_CLIENT)
+        resuming.check_hostname, resuming.verify_mode = context.check_hostname, context.verify_mode
+        resuming.minimum_version = context.minimum_version
+        return resuming
 
 
 class Reconnector:
@@ -230,7 +256,7 @@ class Reconnector:
             self.mechanism = features.legacy_mechanism()
         elif mode == "sasl2":
             self.mechanism = features.sasl2_mechanism()
-        elif mode == "fast":
+        elif mode in FAST_MODES:
             if self.fast_mechanism not in features.fast_mechanisms:
                 raise xmpp_load.LoginError(f"{self.fast_mechanism} not offered: {features.fast_mechanisms}")
             self.mechanism = self.fast_mechanism
@@ -244,8 +270,9 @@ class Reconnector:
             reader, writer = await asyncio.open_connection(
                 self.target.host, self.target.port, limit=xmpp_load.READ_SIZE)
             conn = CountingConnection(reader, writer)
+            resuming = self.mode == "fast-resumed"
             try:
-                await xmpp_load.starttls(conn, self.target)
+                await xmpp_load.starttls(conn, self.target, account.tls_context if resuming else None)
                 before_tls, conn.round_trips = conn.round_trips, 0
                 header = xmpp_load.STREAM_HEADER.format(domain=self.target.domain)
                 if self.mode == "tls":
@@ -259,6 +286,11 @@ class Reconnector:
                 conn.abort()
                 raise
         usable, after_tls = time.perf_counter() - started, conn.round_trips
+        if resuming:
+            tls = conn.writer.get_extra_info("ssl_object")
+            if account.tls_context.session is not None and not tls.session_reused:
+                raise xmpp_load.LoginError("the TLS session was not resumed")
+            account.tls_context.session = tls.session  # the newest ticket, for the next reconnect
         await xmpp_load.close_stream(conn, self.target.timeout)
         return usable, time.perf_counter() - started, before_tls, after_tls
 
@@ -317,7 +349,7 @@ class Reconnector:
     async def sasl2(self, conn, account, header, request_token):
         """SASL2 <authenticate> with Bind 2 inline: SCRAM (challenge and
         response) or a FAST token (no challenge)."""
-        fast = self.mode == "fast"
+        fast = self.mode in FAST_MODES
         binding = None
         if fast:
             cb = self.binding(conn)[1] if self.mechanism.endswith("-ENDP") else b""
@@ -400,7 +432,7 @@ async def probe(target):
 
 async def measure_mode(server, target, features, mode, accounts, arguments):
     reconnector = Reconnector(target, features, mode, arguments)
-    if mode == "fast":
+    if mode in FAST_MODES:
         tokens = Reconnector(target, features, "sasl2", arguments)
         outcome = await run_batch(tokens, accounts, len(accounts), arguments.concurrency, request_token=True)
         if outcome.errors:
@@ -436,7 +468,7 @@ async def measure_server(server, arguments, round_number, report):
     """One round on a fresh process: each mode the server supports."""
     target = xmpp_load.Target("127.0.0.1", server.port, servers.DOMAIN, True)
     target.tls_context.minimum_version = ssl.TLSVersion.TLSv1_3
-    accounts = [Account(f"bench{i}") for i in range(arguments.accounts)]
+    accounts = [Account(f"bench{i}", ResumingContext.like(target.tls_context)) for i in range(arguments.accounts)]
     server.start()
     try:
         features = await probe(target)
@@ -527,28 +559,31 @@ def format_tables(report, arguments):
 
 
 def ratio_lines(table, names):
-    """swiftletd's FAST reconnect against its own full SCRAM logins and
-    every server's legacy one: server CPU with the TLS handshake and
-    beyond it (the goal: under 1/3), and the round trips after TLS."""
-    fast = table.get(("swiftletd", "fast"))
-    if not fast or fast["server_cpu_us"] is None:
-        return []
-    lines = ["", "| swiftletd fast ÷ | server CPU | server CPU beyond tls (each server's own) "
-             "| round trips after TLS |", "|---|---:|---:|---:|"]
+    """swiftletd's FAST reconnects (full TLS, and resumed TLS) against its
+    own full SCRAM logins and every server's legacy one: server CPU with
+    the TLS handshake and beyond it (the goal: under 1/3), and the round
+    trips after TLS."""
+    lines = []
     fast_tls = table.get(("swiftletd", "tls"))
-    for name, mode in [("swiftletd", "sasl2"), ("swiftletd", "legacy")] + [
-            (name, "legacy") for name in names if name != "swiftletd"]:
-        other, base = table.get((name, mode)), table.get((name, "tls"))
-        if not other or not other["server_cpu_us"]:
+    for fast_mode in FAST_MODES:
+        fast = table.get(("swiftletd", fast_mode))
+        if not fast or fast["server_cpu_us"] is None:
             continue
-        beyond = "n/a"
-        if fast_tls and base:
-            theirs = other["server_cpu_us"] - base["server_cpu_us"]
-            ours = fast["server_cpu_us"] - fast_tls["server_cpu_us"]
-            beyond = f"{ours / theirs:.2f}" if theirs > 0 else "n/a"
-        lines.append(
-            f"| {name} {mode} | **{fast['server_cpu_us'] / other['server_cpu_us']:.2f}** | {beyond} | "
-            f"{fast['round_trips_after_tls']} vs {other['round_trips_after_tls']} |")
+        lines += ["", f"| swiftletd {fast_mode} ÷ | server CPU | server CPU beyond tls (each server's own) "
+                  "| round trips after TLS |", "|---|---:|---:|---:|"]
+        for name, mode in [("swiftletd", "sasl2"), ("swiftletd", "legacy")] + [
+                (name, "legacy") for name in names if name != "swiftletd"]:
+            other, base = table.get((name, mode)), table.get((name, "tls"))
+            if not other or not other["server_cpu_us"]:
+                continue
+            beyond = "n/a"
+            if fast_tls and base and fast_mode == "fast":  # a resumed handshake is no tls-mode one
+                theirs = other["server_cpu_us"] - base["server_cpu_us"]
+                ours = fast["server_cpu_us"] - fast_tls["server_cpu_us"]
+                beyond = f"{ours / theirs:.2f}" if theirs > 0 else "n/a"
+            lines.append(
+                f"| {name} {mode} | **{fast['server_cpu_us'] / other['server_cpu_us']:.2f}** | {beyond} | "
+                f"{fast['round_trips_after_tls']} vs {other['round_trips_after_tls']} |")
     return lines
 
 

@@ -183,13 +183,14 @@ async def negotiate(conn, target, user, password, resource):
         raise LoginError("bind failed: " + iq[:200].decode(errors="replace"))
 
 
-async def starttls(conn, target):
-    """Stream header, STARTTLS (RFC 6120 §5) and the TLS handshake; the
-    caller opens the stream again over TLS."""
+async def starttls(conn, target, context=None):
+    """Stream header, STARTTLS (RFC 6120 §5) and the TLS handshake, with
+    `context` if given, else the target's; the caller opens the stream
+    again over TLS."""
     await conn.open_stream(target.domain)
     conn.send("<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>")
     await conn.expect(PROCEED)
-    await conn.writer.start_tls(target.tls_context, server_hostname=target.domain)
+    await conn.writer.start_tls(context or target.tls_context, server_hostname=target.domain)
     target.tls_version = target.tls_version or conn.writer.get_extra_info("ssl_object").version()
 
 
