@@ -86,7 +86,9 @@ extension ClientSession {
     ///   else the grant, if a token was issued.
     func completion(for request: SASL2Request) -> @Sendable (Stores) throws -> FASTTokens.Grant?? {
         let (username, verified) = (username ?? "", sasl.verified)
-        var wanted: FASTMechanism? = request.requestedToken ?? request.rotatedToken
+        // A login that invalidated its token (logging out) gets no new one:
+        // nothing would be left to check that the account still trusts it.
+        var wanted: FASTMechanism? = request.invalidatesToken ? nil : request.requestedToken ?? request.rotatedToken
         if let mechanism = wanted, !offeredFASTMechanisms.contains(mechanism) {
             log.notice("a FAST token for \(mechanism.rawValue), which this stream does not offer, was not issued")
             wanted = nil

@@ -77,14 +77,16 @@ extension ClientSession {
         }
         switch element.name {
         case "authenticate":
+            guard case .idle = sasl.step else {
+                return saslFailed(.malformedRequest, reason: "<authenticate/> during an exchange")
+            }
+            sasl.request = SASL2Request(element)
             let payload: [UInt8]?
             do {
                 payload = try element.child("initial-response", namespace: NS.sasl2).map { try Self.decode($0) }
             } catch {
-                sasl.request = SASL2Request(element)
                 return saslFailed(.incorrectEncoding, reason: "initial response is not base64")
             }
-            if case .idle = sasl.step { sasl.request = SASL2Request(element) }
             begin(element[attribute: "mechanism"], payload: payload)
         case "response", "abort":
             guard sasl.request != nil else {
