@@ -1,3 +1,5 @@
+import XMPPCore
+
 extension Duration {
     /// The duration in seconds for people: whole (`2`) or to one decimal
     /// (`1.5`, `0.5`).
@@ -7,7 +9,5 @@ extension Duration {
     }
 
     /// The duration in seconds, as a floating-point number.
-    var totalSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
+    var totalSeconds: Double { seconds }
 }

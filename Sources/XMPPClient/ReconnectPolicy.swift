@@ -1,3 +1,5 @@
+import XMPPCore
+
 /// When to try again after the connection drops: exponential backoff with
 /// jitter, so that many clients cut off together do not return together.
 public struct ReconnectPolicy: Sendable, Hashable {
@@ -24,14 +26,6 @@ public struct ReconnectPolicy: Sendable, Hashable {
             initialDelay.seconds * Foundation.pow(multiplier, min(exponent, 64)), maximumDelay.seconds)
         let spread = base * jitter * (2 * random - 1)
         return .milliseconds(Int64(((base + spread) * 1000).rounded()))
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a floating-point number.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
 

@@ -23,6 +23,21 @@ public enum Base64 {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// Encodes `bytes` with the URL- and filename-safe alphabet of RFC 4648
+    /// §5 (`-` and `_` for `+` and `/`), without padding: for random ids
+    /// and tokens that go into URLs and attributes.
+    public static func encodeURLSafe(_ bytes: some Collection<UInt8>) -> String {
+        String(
+            encode(bytes).unicodeScalars.compactMap { scalar in
+                switch scalar {
+                case "+": "-"
+                case "/": "_"
+                case "=": nil
+                default: Character(scalar)
+                }
+            })
+    }
+
     /// Decodes base64 text.
     ///
     /// - Throws: `Base64Error` when the length is not a multiple of four, a

@@ -16,6 +16,13 @@ import Testing
         }
     }
 
+    /// RFC 4648 §5: `-` and `_` for `+` and `/`, and no padding.
+    @Test func urlSafeAlphabetWithoutPadding() {
+        #expect(Base64.encodeURLSafe([0xFB, 0xFF]) == "-_8")
+        #expect(Base64.encode([0xFB, 0xFF]) == "+/8=")
+        #expect(Base64.encodeURLSafe(Array("foob".utf8)) == "Zm9vYg")
+    }
+
     @Test func everyByteValueRoundTrips() throws {
         let bytes = (0...255).map { UInt8($0) }
         for length in 0...bytes.count {

@@ -49,8 +49,7 @@ public struct StreamManagement: ServerFeature {
         if wantsResume, window > .zero {
             let requested = element[attribute: "max"].flatMap(Int.init).map { Duration.seconds(max($0, 1)) }
             state.resumeTimeout = min(requested ?? window, window)
-            state.resumptionID = Base64.encode(Crypto.randomBytes(count: 18))
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            state.resumptionID = Base64.encodeURLSafe(Crypto.randomBytes(count: 18))
             enabled[attribute: "id"] = state.resumptionID
             enabled[attribute: "resume"] = "true"
             enabled[attribute: "max"] = String(state.resumeTimeout.components.seconds)

@@ -53,9 +53,7 @@ struct FASTTokens: Sendable {
 
     /// The token for a stored nonce: base64url, without padding.
     func token(for nonce: [UInt8]) -> String {
-        Base64.encode(HashFunction.sha256.hmac(key: key, message: nonce))
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64.encodeURLSafe(HashFunction.sha256.hmac(key: key, message: nonce))
     }
 
     /// Issues a token for `mechanism` to the client `userAgent` of
@@ -64,7 +62,7 @@ struct FASTTokens: Sendable {
         _ mechanism: FASTMechanism, to username: String, userAgent: String, now: Date, in stores: Stores
     ) throws -> Grant {
         let nonce = Crypto.randomBytes(count: Self.nonceByteCount)
-        let expiry = now.addingTimeInterval(Self.seconds(lifetime))
+        let expiry = now.addingTimeInterval(lifetime.seconds)
         try stores.fastTokens.issue(
             FastTokenRecord(userAgent: userAgent, mechanism: mechanism.rawValue, nonce: nonce, expiry: expiry),
             to: username, maxClients: maxClients)
@@ -89,13 +87,9 @@ struct FASTTokens: Sendable {
             } else {
                 try stores.fastTokens.used(nonce: record.nonce, of: username, userAgent: userAgent)
             }
-            let rotate = record.expiry.timeIntervalSince(now) < Self.seconds(lifetime) / 2
+            let rotate = record.expiry.timeIntervalSince(now) < lifetime.seconds / 2
             return .accepted(token: token, nonce: record.nonce, rotate: rotate)
         }
         return .wrong
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 }

@@ -7,9 +7,7 @@ import XMPPCore
 enum UploadSlotID {
     /// A new random id.
     static func make() -> String {
-        Data(Crypto.randomBytes(count: 16)).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64.encodeURLSafe(Crypto.randomBytes(count: 16))
     }
 
     /// Whether `text` has the form of a slot id.
