@@ -35,6 +35,12 @@ public enum NS {
     /// (Namespaces in XML 1.0 §3; RFC 6120 §4.7.4).
     public static let xml = "http://www.w3.org/XML/1998/namespace"
 
+    // MARK: RFC 7395, XMPP over WebSocket
+
+    /// `<open/>` and `<close/>`, which begin and end a stream over
+    /// WebSocket in place of `<stream:stream>` (RFC 7395 §3.3.2).
+    public static let framing = "urn:ietf:params:xml:ns:xmpp-framing"
+
     // MARK: RFC 6121 and its predecessor
 
     /// Session establishment, removed by RFC 6121 but still sent by old

@@ -20,7 +20,7 @@ public final class Server: @unchecked Sendable {
     let storage: StorageQueue<Stores>
     let context: ServerContext
     private var listeners: [TCPListener] = []
-    /// The HTTP server for uploads, once started (nil with `upload = no`).
+    /// The HTTP server, once started (nil without HTTP listeners).
     private var httpServer: HTTPServer?
     /// HTTPS's TLS context: the certificate of `context.tlsContext`, with
     /// ALPN `http/1.1` instead of `xmpp-client`.
@@ -105,7 +105,7 @@ public final class Server: @unchecked Sendable {
 
     private func startListeners() throws -> [SocketAddress] {
         loop.assertInLoop()
-        try startUploads()
+        try startHTTP()
         var bound: [SocketAddress] = []
         let plain = config.listen.map { ($0, false) }
         let direct = config.directTLSListen.map { ($0, true) }
@@ -126,18 +126,30 @@ public final class Server: @unchecked Sendable {
         return bound
     }
 
-    /// Starts the HTTP server for uploads and their hourly purge, and
-    /// fixes the upload URLs' base to the bound ports.
-    private func startUploads() throws {
-        guard let upload = context.upload else { return }
-        try upload.files.prepare()
+    /// Starts the HTTP server when an HTTP or HTTPS listener is set, with
+    /// the routes of the features that are on; fixes the upload URLs' base
+    /// to the bound ports and starts the hourly purge of uploads.
+    private func startHTTP() throws {
+        guard !config.http.listen.isEmpty || !config.http.tlsListen.isEmpty else { return }
+        let routes = HTTPRoutes()
+        if let upload = context.upload {
+            try upload.files.prepare()
+            routes.add("/upload/", UploadHTTPResponder(server: context, service: upload))
+        }
+        if config.http.webSocket {
+            routes.add(WebSocketEndpoint.path, WebSocketEndpoint(context: context) { [unowned self] transport in
+                transport.session = ClientSession(server: context, transport: transport, id: nextID)
+                nextID += 1
+            })
+        }
         let http = HTTPServer(
-            loop: loop, context: context, responder: UploadHTTPResponder(server: context, service: upload),
-            tlsContext: httpsContext,
+            loop: loop, context: context, responder: routes, tlsContext: httpsContext,
             connectionLimits: ConnectionLimits(
                 maxTotal: connectionLimits.maxTotal, maxPerNetwork: connectionLimits.maxPerNetwork))
         httpServer = http
         httpAddresses = try http.start(plain: config.http.listen, secure: config.http.tlsListen)
+        log.notice("HTTP paths: \(routes.paths.joined(separator: " "))")
+        guard let upload = context.upload else { return }
         let plainCount = config.http.listen.count
         let httpPort = plainCount > 0 ? httpAddresses[0].port : nil
         let httpsPort = httpAddresses.count > plainCount ? httpAddresses[plainCount].port : nil

@@ -111,6 +111,8 @@ extension ServerConfig {
         .list("http_listen", \.http.listen, .listenAddress),
         .list("https_listen", \.http.tlsListen, .listenAddress),
         .single("http_timeout", \.http.timeout, .duration),
+        .single("websocket", \.http.webSocket, .boolean),
+        .list("websocket_origins", \.http.webSocketOrigins, .string),
         .single("upload", \.upload.enabled, .boolean),
         .single("upload_service", \.upload.service, .string),
         .single("upload_url", \.upload.url, .string),

@@ -47,8 +47,21 @@ extension ServerConfig {
         return nil
     }
 
-    /// Checks the `http_*` and `upload_*` keys; normalizes `upload_service`
-    /// and `upload_url`.
+    /// An `Origin` as browsers send it (RFC 6454 §6.2): `http` or `https`,
+    /// a host, an optional port, nothing else; lowercased.
+    static func checkedOrigin(_ origin: String) throws(ConfigError) -> String {
+        let lowered = origin.lowercased()
+        let rest = lowered.hasPrefix("https://") ? lowered.dropFirst(8) : lowered.hasPrefix("http://") ? lowered.dropFirst(7) : nil
+        guard let rest, !rest.isEmpty, !rest.contains("/"), !rest.contains("?"), !rest.contains("#"),
+            !rest.contains("@"), !rest.contains(" ")
+        else {
+            throw ConfigError(key: "websocket_origins", "\(origin) is not an origin such as https://chat.example.org:8443")
+        }
+        return lowered
+    }
+
+    /// Checks the `http_*`, `websocket_*` and `upload_*` keys; normalizes
+    /// `upload_service`, `upload_url` and the origins.
     mutating func checkUpload() throws(ConfigError) {
         if let exposed = http.listen.first(where: { !$0.isLoopback }) {
             throw ConfigError(
@@ -57,6 +70,7 @@ extension ServerConfig {
                     + "or a TLS reverse proxy on this machine with upload_url")
         }
         try require(http.timeout, in: .seconds(1)...(.seconds(3600)), key: "http_timeout", format)
+        http.webSocketOrigins = try http.webSocketOrigins.map(Self.checkedOrigin)
         if !upload.service.isEmpty {
             do {
                 upload.service = try ConfigValueType<String>.domain.parse(upload.service)

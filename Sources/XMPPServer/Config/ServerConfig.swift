@@ -333,6 +333,15 @@ public struct ServerConfig: Sendable, Equatable {
         /// stay silent while sending its body, before it gets `408`. Key
         /// `http_timeout`, default 30s, from 1s to 1h.
         public var timeout = Duration.seconds(30)
+        /// Whether XMPP over WebSocket (RFC 7395) is served at
+        /// `/xmpp-websocket` on the HTTP and HTTPS listeners. Key
+        /// `websocket`, default yes.
+        public var webSocket = true
+        /// The `Origin`s (`scheme://host[:port]`) whose pages may open a
+        /// WebSocket stream; empty allows any origin, as a WebSocket client
+        /// authenticates inside the stream, never with a cookie. Key
+        /// `websocket_origins`, default empty.
+        public var webSocketOrigins: [String] = []
     }
 
     /// HTTP file upload settings (XEP-0363).

@@ -11,7 +11,7 @@ public struct Registration: ServerFeature {
         hooks.advertise(NS.register)
         hooks.streamFeature { session in
             guard session.phase == .negotiating, session.registrationIsOpen,
-                session.isSecure || !session.server.tlsRequired
+                session.allowsCredentials
             else { return nil }
             return Element("register", namespace: NS.registerFeature)
         }

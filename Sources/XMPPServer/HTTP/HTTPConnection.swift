@@ -80,6 +80,8 @@ final class HTTPConnection {
     static let discardLimit = 1 << 20
 
     private weak var transport: (any ByteTransport)?
+    /// The client's address, for a protocol the connection is upgraded to.
+    let peer: SocketAddress
     private let loop: any Loop
     private let responder: any HTTPResponder
     /// HTTPS's TLS, writing its records to the transport.
@@ -100,10 +102,11 @@ final class HTTPConnection {
     /// Creates the connection's HTTP side; with `tls`, the connection is
     /// HTTPS from its first byte.
     init(
-        transport: any ByteTransport, loop: any Loop, responder: any HTTPResponder, tls: TLSSession?,
-        timeout: Duration, limits: HTTPRequestParser.Limits = .init(), log: Logger
+        transport: any ByteTransport, peer: SocketAddress, loop: any Loop, responder: any HTTPResponder,
+        tls: TLSSession?, timeout: Duration, limits: HTTPRequestParser.Limits = .init(), log: Logger
     ) {
         self.transport = transport
+        self.peer = peer
         self.loop = loop
         self.responder = responder
         self.timeout = timeout
@@ -257,6 +260,26 @@ final class HTTPConnection {
         state = .sendingFile(source)
         lastProgress = loop.now
         pump(source)
+    }
+
+    /// Answers `101 Switching Protocols` with `fields` and hands the
+    /// connection over: `makeHandler` gets the transport and HTTPS's TLS
+    /// session and returns the transport's new delegate; this HTTP
+    /// connection is then done, and reading resumes for the new protocol.
+    /// (A client waits for the `101` before it sends more, RFC 6455 §4.1.)
+    func upgrade(
+        fields: [(name: String, value: String)],
+        to makeHandler: (_ transport: any ByteTransport, _ tls: TLSSession?) -> any ByteTransportDelegate
+    ) {
+        loop.assertInLoop()
+        guard isAnswering, let transport else { return }
+        send(HTTPResponse(.switchingProtocols, fields: fields).head(date: WallClock.now()))
+        guard case .responding = state else { return }  // sending failed and closed
+        finish()
+        let session = tls?.session
+        tls = nil
+        transport.delegate = makeHandler(transport, session)
+        transport.resumeReading()
     }
 
     private var isAnswering: Bool {

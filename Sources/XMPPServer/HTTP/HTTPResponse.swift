@@ -8,6 +8,7 @@
 /// the code.
 package enum HTTPStatus: Int, Sendable, CaseIterable {
     case `continue` = 100
+    case switchingProtocols = 101
     case ok = 200
     case created = 201
     case noContent = 204
@@ -22,6 +23,7 @@ package enum HTTPStatus: Int, Sendable, CaseIterable {
     case contentTooLarge = 413
     case uriTooLong = 414
     case expectationFailed = 417
+    case upgradeRequired = 426
     case requestHeaderFieldsTooLarge = 431
     case internalServerError = 500
     case notImplemented = 501
@@ -32,6 +34,7 @@ package enum HTTPStatus: Int, Sendable, CaseIterable {
     var reasonPhrase: String {
         switch self {
         case .continue: "Continue"
+        case .switchingProtocols: "Switching Protocols"
         case .ok: "OK"
         case .created: "Created"
         case .noContent: "No Content"
@@ -46,6 +49,7 @@ package enum HTTPStatus: Int, Sendable, CaseIterable {
         case .contentTooLarge: "Content Too Large"
         case .uriTooLong: "URI Too Long"
         case .expectationFailed: "Expectation Failed"
+        case .upgradeRequired: "Upgrade Required"
         case .requestHeaderFieldsTooLarge: "Request Header Fields Too Large"
         case .internalServerError: "Internal Server Error"
         case .notImplemented: "Not Implemented"
@@ -60,7 +64,8 @@ package enum HTTPStatus: Int, Sendable, CaseIterable {
 /// `HTTPConnection.sendFile`).
 ///
 /// The connection adds `Date`, `Connection: close` and, unless a field
-/// says otherwise, `Content-Length` of `body`.
+/// says otherwise, `Content-Length` of `body` (neither to `100` and `101`,
+/// after which the connection goes on).
 struct HTTPResponse: Sendable {
     var status: HTTPStatus
     /// Header fields in order; names as they are written.
@@ -96,10 +101,11 @@ struct HTTPResponse: Sendable {
             hasLength = hasLength || name.lowercased() == "content-length"
             text += "\(name): \(value)\r\n"
         }
-        if !hasLength && status != .continue && status != .noContent && status != .notModified {
+        let goesOn = status == .continue || status == .switchingProtocols
+        if !hasLength && !goesOn && status != .noContent && status != .notModified {
             text += "Content-Length: \(body.count)\r\n"
         }
-        if status != .continue { text += "Connection: close\r\n" }
+        if !goesOn { text += "Connection: close\r\n" }
         text += "\r\n"
         return Array(text.utf8)
     }

@@ -3,7 +3,9 @@ import XMPPNet
 
 /// The built-in HTTP server: listeners for plain HTTP and HTTPS on the
 /// server's event loop, an `HTTPConnection` per accepted connection, all
-/// answered by one responder (file upload's, `UploadHTTPResponder`).
+/// answered by one responder (`HTTPRoutes`, which hands each path to its
+/// feature). A connection upgraded to a WebSocket stays counted here until
+/// it closes.
 ///
 /// Confined to the loop.
 final class HTTPServer {
@@ -46,7 +48,7 @@ final class HTTPServer {
                 listeners.append(listener)
                 bound.append(listener.localAddress)
                 // Not "listening on": tools wait for that line to learn the XMPP port.
-                context.log.notice("HTTP\(isSecure ? "S" : "") for uploads on \(listener.localAddress)")
+                context.log.notice("HTTP\(isSecure ? "S" : "") on \(listener.localAddress)")
             } catch {
                 throw ServerStartError("cannot listen on \(address) for HTTP: \(error)")
             }
@@ -59,7 +61,13 @@ final class HTTPServer {
         loop.assertInLoop()
         for listener in listeners { listener.close() }
         listeners = []
-        for transport in connections.values { (transport.delegate as? HTTPConnection)?.close() }
+        for transport in connections.values {
+            switch transport.delegate {
+            case let http as HTTPConnection: http.close()
+            case let webSocket as WebSocketTransport: webSocket.session?.fail(StreamError(.systemShutdown))
+            default: transport.close()
+            }
+        }
     }
 
     private func accept(_ connection: TCPConnection, secure: Bool) {
@@ -78,7 +86,7 @@ final class HTTPServer {
         let log = context.log.labelled("http#\(nextID) \(connection.remoteAddress)")
         nextID += 1
         transport.delegate = HTTPConnection(
-            transport: transport, loop: context.loop, responder: responder,
+            transport: transport, peer: peer, loop: context.loop, responder: responder,
             tls: secure ? tlsContext.map(TLSSession.init(context:)) : nil, timeout: context.config.http.timeout, log: log)
     }
 }

@@ -38,7 +38,7 @@ extension ClientSession {
         var header = Self.replyHeaderShape
         header.attributes = attributes
         do {
-            send(try XMLSerializer.streamOpening(header))
+            send(framing == .webSocket ? try Self.openElement(attributes) : try XMLSerializer.streamOpening(header))
             headerSent = true
         } catch {
             log.error("cannot write our stream header: \(error)")
@@ -71,12 +71,12 @@ extension ClientSession {
         var features = Element("features", namespace: NS.streams)
         switch phase {
         case .negotiating:
-            if tls == nil, server.tlsContext != nil {
+            if tls == nil, framing == .xmlStream, server.tlsContext != nil {
                 var starttls = Element("starttls", namespace: NS.tls)
                 if server.tlsRequired { starttls.append(Element("required", namespace: NS.tls)) }
                 features.append(starttls)
             }
-            if tls != nil || !server.tlsRequired {
+            if allowsCredentials {
                 var mechanisms = Element("mechanisms", namespace: NS.sasl)
                 for mechanism in offeredMechanisms {
                     var element = Element("mechanism", namespace: NS.sasl)
@@ -125,7 +125,7 @@ extension ClientSession {
             receiveSASL(element)
         case (NS.sasl2, _):
             receiveSASL2(element)
-        case (NS.client, "iq") where tls != nil || !server.tlsRequired:
+        case (NS.client, "iq") where allowsCredentials:
             // In-band registration (XEP-0077) is the only thing an
             // unauthenticated client may ask for.
             server.router.routeUnauthenticated(element, from: self)
@@ -154,10 +154,10 @@ extension ClientSession {
     /// STARTTLS (RFC 6120 §5.4.2): `<proceed/>`, then TLS from the next
     /// byte on, then a new stream.
     private func startTLS() {
-        guard tls == nil, let context = server.tlsContext else {
+        guard tls == nil, framing == .xmlStream, let context = server.tlsContext else {
             log.notice("STARTTLS refused: \(tls == nil ? "no certificate" : "already secured")")
             send(Element("failure", namespace: NS.tls))
-            send(XMLSerializer.streamClosing(Self.replyHeaderShape))
+            sendStreamClose()
             return closeTransport()
         }
         send(Element("proceed", namespace: NS.tls))
@@ -166,6 +166,18 @@ extension ClientSession {
         log.debug("STARTTLS: handshake begins")
     }
 
+    /// The TLS protecting the stream: its own (STARTTLS, direct TLS), or,
+    /// over a WebSocket, that of the HTTPS connection below it.
+    var streamTLS: TLSSession? { tls ?? transport?.underlyingTLS }
+
     /// Whether the stream is encrypted.
-    var isSecure: Bool { tls != nil }
+    var isSecure: Bool { streamTLS != nil }
+
+    /// Whether the client may send credentials (log in, register): over
+    /// TLS; without it when the TLS policy allows that; and on a WebSocket
+    /// over plain HTTP, which is served on loopback only, where SCRAM (never
+    /// PLAIN: `offeredMechanisms`) crosses no network.
+    var allowsCredentials: Bool {
+        isSecure || !server.tlsRequired || (framing == .webSocket && transport?.peerIsLoopback == true)
+    }
 }

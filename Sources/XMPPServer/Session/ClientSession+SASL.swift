@@ -69,7 +69,7 @@ extension ClientSession {
     /// (XEP-0440): `tls-server-end-point` always, `tls-exporter` with TLS
     /// 1.3 or the extended master secret.
     var channelBindings: [ChannelBindingType: [UInt8]] {
-        tls?.channelBindings ?? [:]
+        streamTLS?.channelBindings ?? [:]
     }
 
     /// The XEP-0440 `<sasl-channel-binding/>` feature, listing
@@ -131,7 +131,7 @@ extension ClientSession {
             sasl.step = .idle
             return saslFailed(.malformedRequest, reason: "a new exchange during an exchange")
         }
-        guard isSecure || !server.tlsRequired else {
+        guard allowsCredentials else {
             return saslFailed(.encryptionRequired, reason: "authentication before STARTTLS")
         }
         if let name, let fast = FASTMechanism(rawValue: name), sasl.request != nil {

@@ -170,6 +170,13 @@ extension ClientSession {
             log.info("cannot resume \(previous): no such session (ended or timed out)")
             return .failed(Self.resumptionFailed(.itemNotFound))
         }
+        // What waits unacknowledged was written for the old transport's
+        // framing (in the stream's namespace scope, or declaring its own).
+        guard old.framing == framing else {
+            log.info("cannot resume \(previous) over another transport (TCP and WebSocket)")
+            return .failed(
+                Self.resumptionFailed(.unexpectedRequest, text: "resume over the transport the stream began on"))
+        }
         do {
             try old.resume(on: self, acknowledging: h)
         } catch {

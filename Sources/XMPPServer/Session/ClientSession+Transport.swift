@@ -1,3 +1,4 @@
+import XMPPCore
 import XMPPNet
 
 /// What a client session needs from its connection: a byte transport whose
@@ -11,6 +12,14 @@ public protocol SessionTransport: ByteTransport {
     /// Whether the peer connects over loopback (exempt from registration
     /// throttling by default).
     var peerIsLoopback: Bool { get }
+    /// TLS the transport runs below the stream (a WebSocket over HTTPS);
+    /// nil when the stream itself negotiates TLS, as over TCP.
+    var underlyingTLS: TLSSession? { get }
+}
+
+extension SessionTransport {
+    /// None: the session does TLS itself.
+    public var underlyingTLS: TLSSession? { nil }
 }
 
 extension SessionTransport {

@@ -31,6 +31,9 @@ public final class ClientSession {
     var peerHost: String
     var log: Logger
     var parser: XMLStreamParser
+    /// How the stream's XML travels: one document over TCP, or a message
+    /// per element over a WebSocket (`ClientSession+WebSocket`).
+    var framing: StreamFraming
     var phase = Phase.negotiating
     /// The stream id we sent in our last header.
     var streamID = ""
@@ -108,13 +111,15 @@ public final class ClientSession {
         self.peerHost = transport.peerHost
         self.log = server.log.labelled("c2s#\(id) \(transport.peerAddress)")
         self.parser = XMLStreamParser(limits: server.unauthenticatedLimits)
+        self.framing = transport is WebSocketTransport ? .webSocket : .xmlStream
         self.lastReceived = server.loop.now
         self.lastSent = server.loop.now
         self.handshakeDeadline = server.loop.now + server.config.timeouts.handshake
         if directTLS, let context = server.tlsContext {
             tls = TLSSession(context: context)
         }
-        log.info("connected\(directTLS ? " (direct TLS)" : "")")
+        log.info("connected\(directTLS ? " (direct TLS)" : "")\(framing == .webSocket ? " (WebSocket)" : "")")
+        primeParser()
         startTimers()
     }
 
@@ -156,7 +161,11 @@ public final class ClientSession {
     }
 
     private func parse(_ bytes: UnsafeRawBufferPointer) {
-        queuedEvents += parser.feed(bytes)
+        let events = parser.feed(bytes)
+        if framing == .webSocket, let violation = Self.framingViolation(events, message: bytes) {
+            return fail(violation)
+        }
+        queuedEvents += events
         handleQueuedEvents()
     }
 
@@ -180,11 +189,15 @@ public final class ClientSession {
         case .streamOpen(let header):
             receiveHeader(header)
         case .element(let element):
+            if framing == .webSocket, element.namespace == NS.framing {
+                return receiveFraming(element)
+            }
+            if framing == .webSocket, !headerSent {
+                return fail(StreamError(.notWellFormed, text: "a stream over WebSocket begins with <open/>"))
+            }
             receiveElement(element)
         case .streamClose:
-            log.info("client closed the stream")
-            send(XMLSerializer.streamClosing(Self.replyHeaderShape))
-            closeTransport()
+            receiveStreamClose()
         case .error(let error):
             log.notice("bad XML: \(error)")
             fail(error.streamError)
@@ -200,6 +213,15 @@ public final class ClientSession {
         queuedEvents.removeAll()
         queueHead = 0
         headerSent = false
+        primeParser()
+    }
+
+    /// The client ended the stream (`</stream:stream>`, or `<close/>` over
+    /// a WebSocket): ours ends too.
+    func receiveStreamClose() {
+        log.info("client closed the stream")
+        sendStreamClose()
+        closeTransport()
     }
 
     /// Handles input held back while waiting.
@@ -256,7 +278,7 @@ public final class ClientSession {
     func send(_ element: Element) {
         let bytes: [UInt8]
         do {
-            bytes = try XMLSerializer.bytes(element, in: Self.clientScope)
+            bytes = try XMLSerializer.bytes(element, in: framing == .webSocket ? .document : Self.clientScope)
         } catch {
             // Only text from our own code or from a stanza we parsed reaches
             // here, so this is a bug; say so once and keep the stream.
@@ -302,7 +324,7 @@ public final class ClientSession {
         log.notice("stream error \(error.condition.rawValue)\(error.text.map { ": \($0)" } ?? "")")
         if !headerSent { sendHeader(to: nil) }
         send(error.element)
-        send(XMLSerializer.streamClosing(Self.replyHeaderShape))
+        sendStreamClose()
         closeTransport()
     }
 
@@ -392,7 +414,7 @@ public final class ClientSession {
                 return session.fail(StreamError(.connectionTimeout, text: "idle for too long"))
             }
             if session.phase == .bound, session.lastSent.duration(to: now) >= config.timeouts.keepaliveInterval {
-                session.send([0x20])
+                session.sendKeepalive()
             }
             let untilIdle = config.timeouts.idle - silentFor
             let untilKeepalive = config.timeouts.keepaliveInterval - session.lastSent.duration(to: now)

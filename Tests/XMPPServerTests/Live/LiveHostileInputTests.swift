@@ -88,7 +88,7 @@ struct LiveConnectionLimitTests {
         try LiveServer.run(configure: { $0.limits.maxConnections = 1 }) { server in
             let http = server.server.httpAddresses[0]
             let first = try LiveSocket(connectingTo: http)
-            try server.waitForLog(containing: "HTTP for uploads")
+            try server.waitForLog(containing: "HTTP on")
             let second = try LiveSocket(connectingTo: http)
             #expect(try second.read(until: .now + .seconds(5)) == nil, "closed without a byte")
             try server.waitForLog(containing: "HTTP connection from \(second.localAddress) refused")

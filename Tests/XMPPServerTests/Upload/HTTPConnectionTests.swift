@@ -57,10 +57,12 @@ import XMPPTestSupport
 
     private let loop = ManualLoop()
     private let log = Logger(level: .error, label: "test", sink: LogRecorder())
+    private static let peer = SocketAddress(ip: "127.0.0.1", port: 40000)!
 
     private func connection(_ transport: Transport, _ responder: Responder) -> HTTPConnection {
         HTTPConnection(
-            transport: transport, loop: loop, responder: responder, tls: nil, timeout: .seconds(10), log: log)
+            transport: transport, peer: Self.peer, loop: loop, responder: responder, tls: nil, timeout: .seconds(10),
+            log: log)
     }
 
     private func feed(_ connection: HTTPConnection, _ bytes: some Collection<UInt8>) {
@@ -179,8 +181,8 @@ import XMPPTestSupport
         let transport = Transport()
         transport.holdsOutput = true
         let http = HTTPConnection(
-            transport: transport, loop: loop, responder: FileResponder(path: path), tls: nil, timeout: .seconds(10),
-            log: log)
+            transport: transport, peer: Self.peer, loop: loop, responder: FileResponder(path: path), tls: nil,
+            timeout: .seconds(10), log: log)
         feed(http, Array("GET /f HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
         try body(transport, http)
     }
