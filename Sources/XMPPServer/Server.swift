@@ -136,11 +136,14 @@ public final class Server: @unchecked Sendable {
             try upload.files.prepare()
             routes.add("/upload/", UploadHTTPResponder(server: context, service: upload))
         }
+        let hostMeta = HostMetaResponder()
         if config.http.webSocket {
             routes.add(WebSocketEndpoint.path, WebSocketEndpoint(context: context) { [unowned self] transport in
                 transport.session = ClientSession(server: context, transport: transport, id: nextID)
                 nextID += 1
             })
+            routes.add(HostMetaResponder.xmlPath, hostMeta)
+            routes.add(HostMetaResponder.jsonPath, hostMeta)
         }
         let http = HTTPServer(
             loop: loop, context: context, responder: routes, tlsContext: httpsContext,
@@ -149,10 +152,13 @@ public final class Server: @unchecked Sendable {
         httpServer = http
         httpAddresses = try http.start(plain: config.http.listen, secure: config.http.tlsListen)
         log.notice("HTTP paths: \(routes.paths.joined(separator: " "))")
+        let plainPorts = httpAddresses.prefix(config.http.listen.count).map(\.port)
+        let securePorts = httpAddresses.dropFirst(config.http.listen.count).map(\.port)
+        hostMeta.webSocketURLs = HostMetaResponder.webSocketURLs(
+            domain: config.domain, secure: securePorts, plain: plainPorts)
         guard let upload = context.upload else { return }
-        let plainCount = config.http.listen.count
-        let httpPort = plainCount > 0 ? httpAddresses[0].port : nil
-        let httpsPort = httpAddresses.count > plainCount ? httpAddresses[plainCount].port : nil
+        let httpPort = plainPorts.first
+        let httpsPort = securePorts.first
         upload.baseURL = config.effectiveUploadURL(httpPort: httpPort, httpsPort: httpsPort)?.url ?? ""
         log.notice("upload service \(config.uploadService): URLs \(upload.baseURL)/upload/…")
         purgeUploads()
