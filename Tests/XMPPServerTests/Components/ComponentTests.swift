@@ -6,6 +6,17 @@ import XMPPTestSupport
 /// XEP-0114 external components over in-memory transports: the
 /// handshake, routing both ways, and the limits client streams have too.
 @Suite struct ComponentTests {
+    /// A server with romeo logged in (resource `test`) and `gateway` connected.
+    private func connectedWithRomeo() throws -> (TestServer, TestClient, TestComponent) {
+        let server = try TestComponent.server()
+        try server.addUser("romeo", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw")
+        let component = TestComponent(server: server)
+        try component.connect()
+        return (server, romeo, component)
+    }
+
     // MARK: - Handshake
 
     @Test func rightHandshakeConnects() throws {
@@ -127,12 +138,7 @@ import XMPPTestSupport
 
     /// Stanzas above the pre-handshake limit pass once connected.
     @Test func largeStanzaAfterHandshakePasses() throws {
-        let server = try TestComponent.server()
-        try server.addUser("romeo", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw")
-        let component = TestComponent(server: server)
-        try component.connect()
+        let (_, romeo, component) = try connectedWithRomeo()
         let body = String(repeating: "a", count: 100_000)
         component.send("<message from='gateway.localhost' to='romeo@localhost/test'><body>\(body)</body></message>")
         #expect(try romeo.receiveOne().childText("body") == body)
@@ -141,12 +147,7 @@ import XMPPTestSupport
     // MARK: - From users to the component
 
     @Test func userStanzasReachTheComponentAsTheyAre() throws {
-        let server = try TestComponent.server()
-        try server.addUser("romeo", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw")
-        let component = TestComponent(server: server)
-        try component.connect()
+        let (_, romeo, component) = try connectedWithRomeo()
         romeo.send("<message to='bot@gateway.localhost/x' id='m1' type='chat'><body>hi</body></message>")
         let message = try component.receiveOne()
         #expect(message.name == "message" && message.namespace == NS.componentAccept)
@@ -158,12 +159,7 @@ import XMPPTestSupport
     }
 
     @Test func iqRoundTripFromUser() throws {
-        let server = try TestComponent.server()
-        try server.addUser("romeo", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw")
-        let component = TestComponent(server: server)
-        try component.connect()
+        let (_, romeo, component) = try connectedWithRomeo()
         romeo.send("<iq to='gateway.localhost' id='q1' type='get'><query xmlns='jabber:iq:version'/></iq>")
         let request = try component.receiveOne()
         #expect(request[attribute: "from"] == "romeo@localhost/test" && request[attribute: "id"] == "q1")
@@ -179,12 +175,7 @@ import XMPPTestSupport
     /// With the component away: an IQ and a chat message get
     /// `service-unavailable`, presence and errors are dropped.
     @Test func disconnectedComponentAnswersServiceUnavailable() throws {
-        let server = try TestComponent.server()
-        try server.addUser("romeo", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw")
-        let component = TestComponent(server: server)
-        try component.connect()
+        let (server, romeo, component) = try connectedWithRomeo()
         component.send("</stream:stream>")
         #expect(component.transport.isClosed)
         #expect(server.context.components.connectedDomains.isEmpty)
@@ -202,12 +193,7 @@ import XMPPTestSupport
     }
 
     @Test func connectedComponentsAreServiceItems() throws {
-        let server = try TestComponent.server()
-        try server.addUser("romeo", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw")
-        let component = TestComponent(server: server)
-        try component.connect()
+        let (_, romeo, component) = try connectedWithRomeo()
         romeo.send("<iq to='localhost' id='d1' type='get'><query xmlns='http://jabber.org/protocol/disco#items'/></iq>")
         let items = try romeo.receiveOne().child("query", namespace: NS.discoItems)?.elements.compactMap {
             $0[attribute: "jid"]
