@@ -7,15 +7,16 @@ import XMPPCore
 ///
 /// | `to`                          | stanza                 | goes to                                                  |
 /// |-------------------------------|------------------------|----------------------------------------------------------|
-/// | a user who blocks the sender  | any                    | as nothing took it (XEP-0191 §3.3)                       |
 /// | none                          | any but error/result   | `bad-request` (a component must address its stanzas)     |
 /// | unparsable                    | any but error/result   | `jid-malformed`                                          |
+/// | a user who blocks the sender  | any                    | as nothing took it (XEP-0191 §3.3)                       |
 /// | a bound full JID              | any                    | that session                                             |
 /// | another full JID              | chat or normal message | as if to the bare JID (RFC 6121 §8.5.3.2.1)              |
 /// | a local bare JID              | chat or normal message | the available resources of highest non-negative priority; none: offline storage |
 /// | a local bare JID              | headline message       | every available resource of non-negative priority        |
 /// | a local bare JID              | presence               | every available resource (subscriptions are not handled) |
 /// | the domain                    | ping (XEP-0199)        | an empty result                                          |
+/// | any other local address       | any                    | as nothing took it (below)                               |
 /// | a connected component         | any                    | that component                                           |
 /// | a disconnected or local service | any                  | as nothing took it (below)                               |
 /// | another domain                | any but error/result   | `remote-server-not-found` (no federation)                |

@@ -36,6 +36,8 @@ public final class ComponentSession {
     private var handshakeTimer: (any ScheduledWork)?
     private var idleTimer: (any ScheduledWork)?
     private var outputOverflowed = false
+    /// How many keepalive pings were sent, for their ids.
+    private var pingCount = 0
 
     /// Creates the session for a connection the component listener accepted.
     public init(server: ServerContext, transport: any SessionTransport, id: Int) {
@@ -228,9 +230,12 @@ public final class ComponentSession {
         idleTimer?.cancel()
     }
 
-    /// Closes a stream silent for `idle_timeout`, and sends a space after
-    /// `keepalive_interval` without output; one timer, re-armed for what
-    /// remains.
+    /// Closes a stream silent for `idle_timeout`; after `keepalive_interval`
+    /// without output, sends a space, or a ping (XEP-0199) when the
+    /// component was silent that long too. Components send little by
+    /// themselves (slixmpp a space every 5 minutes, the default
+    /// `idle_timeout`); every library answers an IQ, so one that is alive
+    /// stays connected. One timer, re-armed for what remains.
     private func scheduleIdleCheck(after delay: Duration) {
         idleTimer = server.loop.scheduleTimer(after: delay) { [self] in
             guard phase != .closed else { return }
@@ -238,10 +243,24 @@ public final class ComponentSession {
             let timeouts = server.config.timeouts
             let silentFor = lastReceived.duration(to: now)
             if silentFor >= timeouts.idle { return fail(StreamError(.connectionTimeout, text: "idle for too long")) }
-            if phase == .connected, lastSent.duration(to: now) >= timeouts.keepaliveInterval { send([0x20]) }
+            if phase == .connected, lastSent.duration(to: now) >= timeouts.keepaliveInterval {
+                if silentFor >= timeouts.keepaliveInterval { sendPing() } else { send([0x20]) }
+            }
             let untilKeepalive = timeouts.keepaliveInterval - lastSent.duration(to: now)
             scheduleIdleCheck(after: max(.milliseconds(10), min(timeouts.idle - silentFor, untilKeepalive)))
         }
+    }
+
+    /// Asks the component for a sign of life; its answer (a result or an
+    /// error, to the domain) is dropped by the routing.
+    private func sendPing() {
+        guard let domain else { return }
+        pingCount += 1
+        var ping = Element(
+            "iq", namespace: NS.componentAccept,
+            attributes: ["type": "get", "id": "keepalive-\(pingCount)", "from": server.domain, "to": domain])
+        ping.append(Element("ping", namespace: NS.ping))
+        send(ping)
     }
 
     // MARK: - Namespaces

@@ -9,8 +9,9 @@ import XMPPCore
 /// the components connected now (`Disco`).
 ///
 /// Hooked before routing, after XEP-0191 blocking (which runs at
-/// priority 0), so a user who blocks a component's domain hears nothing
-/// from it and sends nothing to it.
+/// priority 0), so that blocking's rules apply first to what a user sends
+/// to an address at a component (`ComponentRouting` applies them to what
+/// the component sends).
 public struct ExternalComponents: ServerFeature {
     private let domains: Set<String>
 

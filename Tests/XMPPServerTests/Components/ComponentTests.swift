@@ -116,6 +116,27 @@ import XMPPTestSupport
         #expect(server.context.components.connectedDomains.isEmpty)
     }
 
+    /// A quiet component is pinged; answering keeps it connected past
+    /// `idle_timeout`.
+    @Test func componentThatAnswersPingsStaysConnected() throws {
+        let server = try TestComponent.server()
+        let component = TestComponent(server: server)
+        try component.connect()
+        let timeouts = server.context.config.timeouts
+        var elapsed = Duration.zero
+        while elapsed < timeouts.idle * 2 {
+            server.loop.advance(by: timeouts.keepaliveInterval)
+            elapsed += timeouts.keepaliveInterval
+            let ping = try component.receiveOne()
+            #expect(ping.name == "iq" && ping[attribute: "type"] == "get")
+            #expect(ping[attribute: "from"] == "localhost" && ping.child("ping", namespace: NS.ping) != nil)
+            let id = ping[attribute: "id"] ?? ""
+            component.send("<iq from='gateway.localhost' to='localhost' id='\(id)' type='result'/>")
+            #expect(component.receiveElements().isEmpty)
+        }
+        #expect(!component.transport.isClosed)
+    }
+
     // MARK: - Limits
 
     @Test func oversizeStanzaBeforeHandshakeIsPolicyViolation() throws {
