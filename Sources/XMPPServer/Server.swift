@@ -221,6 +221,7 @@ public final class Server: @unchecked Sendable {
 
     private func accept(_ connection: TCPConnection, directTLS: Bool) {
         let (transport, refusal) = track(connection)
+        let peer = connection.remoteAddress
         let session = ClientSession(server: context, transport: transport, id: nextID, directTLS: directTLS)
         transport.session = session
         nextID += 1
@@ -233,7 +234,7 @@ public final class Server: @unchecked Sendable {
             session.refuse(
                 StreamError(
                     .policyViolation,
-                    text: "too many connections from \(connection.remoteAddress.addressBlock) (at most \(connectionLimits.maxPerNetwork))"))
+                    text: "too many connections from \(peer.addressBlock) (at most \(connectionLimits.maxPerNetwork))"))
         }
     }
 

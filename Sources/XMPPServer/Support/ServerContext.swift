@@ -25,7 +25,8 @@ public final class ServerContext {
     /// `ClientSession.withStorage` so the session's stanzas keep their order.
     public let storage: any StorageJobs
     public let sessions: SessionRegistry
-    /// The external components connected now (XEP-0114).
+    /// The external components connected now (XEP-0114); like `sessions`,
+    /// one registry shared by every loop's context.
     public let components: ComponentRegistry
     /// The blocklists (XEP-0191) of users with a session, for routing.
     public let blocklists: BlocklistCache
