@@ -13,6 +13,8 @@ public enum NS {
     public static let client = "jabber:client"
     /// The default content namespace of server-to-server streams (RFC 6120 §4.8.3).
     public static let server = "jabber:server"
+    /// The default content namespace of external component streams (XEP-0114 §3).
+    public static let componentAccept = "jabber:component:accept"
     /// STARTTLS negotiation (RFC 6120 §5.4).
     public static let tls = "urn:ietf:params:xml:ns:xmpp-tls"
     /// SASL negotiation (RFC 6120 §6.4).

@@ -29,6 +29,9 @@ public final class Server: @unchecked Sendable {
     /// has returned; written on the loop before `start()` returns.
     public private(set) var httpAddresses: [SocketAddress] = []
     private var purgeTimer: EventLoop.Timer?
+    /// The component listeners' bound addresses (XEP-0114), once `start()`
+    /// has returned; written on the loop before `start()` returns.
+    public private(set) var componentAddresses: [SocketAddress] = []
     /// Where the admin commands reach the running server; set on the loop
     /// by `start()`.
     private var controlSocket: ControlSocket?
@@ -123,7 +126,27 @@ public final class Server: @unchecked Sendable {
                 throw ServerStartError("cannot listen on \(address): \(error)")
             }
         }
+        try startComponentListeners()
         return bound
+    }
+
+    /// Listens for external components (XEP-0114) on `component_listen`.
+    private func startComponentListeners() throws {
+        for address in config.components.listen {
+            do {
+                let listener = try TCPListener(
+                    address: address.socketAddress, connectionOptions: config.connectionOptions, on: loop
+                ) { [unowned self] connection in
+                    self.acceptComponent(connection)
+                }
+                listeners.append(listener)
+                componentAddresses.append(listener.localAddress)
+                log.notice(
+                    "listening on \(listener.localAddress) for components: \(config.componentDomains.joined(separator: ", "))")
+            } catch {
+                throw ServerStartError("cannot listen for components on \(address): \(error)")
+            }
+        }
     }
 
     /// Starts the HTTP server when an HTTP or HTTPS listener is set, with
@@ -191,7 +214,10 @@ public final class Server: @unchecked Sendable {
             controlSocket = nil
             httpServer?.stop()
             purgeTimer?.cancel()
-            for transport in connections.values { transport.session?.fail(StreamError(.systemShutdown)) }
+            for transport in connections.values {
+                transport.session?.fail(StreamError(.systemShutdown))
+                (transport.delegate as? ComponentSession)?.fail(StreamError(.systemShutdown))
+            }
             loop.schedule(after: .milliseconds(connections.isEmpty ? 0 : 1000)) { [self] in stopped.signal() }
         }
     }
@@ -212,16 +238,8 @@ public final class Server: @unchecked Sendable {
     static let reservedDescriptors = 256
 
     private func accept(_ connection: TCPConnection, directTLS: Bool) {
-        loop.assertInLoop()
+        let (transport, refusal) = track(connection)
         let peer = connection.remoteAddress
-        let refusal = connectionLimits.admit(peer)
-        let transport = TCPTransport(connection)
-        let id = ObjectIdentifier(transport)
-        transport.onClose = { [unowned self] in
-            self.connections[id] = nil
-            if refusal == nil { self.connectionLimits.release(peer) }
-        }
-        connections[id] = transport
         let session = ClientSession(server: context, transport: transport, id: nextID, directTLS: directTLS)
         transport.session = session
         nextID += 1
@@ -236,6 +254,35 @@ public final class Server: @unchecked Sendable {
                     .policyViolation,
                     text: "too many connections from \(peer.addressBlock) (at most \(connectionLimits.maxPerNetwork))"))
         }
+    }
+
+    /// Takes a component's connection (XEP-0114); one beyond the
+    /// connection limits is closed at once.
+    private func acceptComponent(_ connection: TCPConnection) {
+        let (transport, refusal) = track(connection)
+        let session = ComponentSession(server: context, transport: transport, id: nextID)
+        transport.delegate = session
+        nextID += 1
+        if refusal != nil {
+            session.fail(StreamError(.resourceConstraint, text: "the server has all the connections it can take"))
+        }
+    }
+
+    /// Wraps an accepted connection, counts it against the connection
+    /// limits and keeps it until it closes.
+    /// - Returns: The transport, and why it must be refused, if it must.
+    private func track(_ connection: TCPConnection) -> (TCPTransport, ConnectionLimits.Refusal?) {
+        loop.assertInLoop()
+        let peer = connection.remoteAddress
+        let refusal = connectionLimits.admit(peer)
+        let transport = TCPTransport(connection)
+        let id = ObjectIdentifier(transport)
+        transport.onClose = { [unowned self] in
+            self.connections[id] = nil
+            if refusal == nil { self.connectionLimits.release(peer) }
+        }
+        connections[id] = transport
+        return (transport, refusal)
     }
 
     // MARK: - Start-up files

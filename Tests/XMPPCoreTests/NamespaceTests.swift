@@ -8,6 +8,7 @@ import Testing
             (NS.streams, "http://etherx.jabber.org/streams"),
             (NS.client, "jabber:client"),
             (NS.server, "jabber:server"),
+            (NS.componentAccept, "jabber:component:accept"),
             (NS.tls, "urn:ietf:params:xml:ns:xmpp-tls"),
             (NS.sasl, "urn:ietf:params:xml:ns:xmpp-sasl"),
             (NS.bind, "urn:ietf:params:xml:ns:xmpp-bind"),

@@ -141,6 +141,9 @@ extension ServerConfig {
         .list("external_services", \.externalServices.services, .externalService),
         .single("turn_secret", \.externalServices.turnSecret, .secret),
         .single("turn_credentials_lifetime", \.externalServices.credentialLifetime, .duration),
+        .list("component_listen", \.components.listen, .listenAddress),
+        .single("component_allow_remote", \.components.allowRemote, .boolean),
+        .list("components", \.components.services, .component),
     ]
 
     /// The keys by name.

@@ -108,6 +108,6 @@ extension ServerConfig {
                 "max_stanza_size is below 1MiB: XMPPFramework apps send unresized vCard photos "
                     + "and would be disconnected")
         }
-        return warnings + uploadWarnings
+        return warnings + uploadWarnings + componentWarnings
     }
 }

@@ -102,6 +102,7 @@ extension ServerConfig {
         try checkUpload()
         try checkMUC()
         try checkExternalServices()
+        try checkComponents()
     }
 
     /// At least one XMPP listener, and no address listed twice, in one key
@@ -114,7 +115,7 @@ extension ServerConfig {
         var seen: Set<ListenAddress> = []
         let keys = [
             ("listen", listen), ("direct_tls_listen", directTLSListen), ("http_listen", http.listen),
-            ("https_listen", http.tlsListen),
+            ("https_listen", http.tlsListen), ("component_listen", components.listen),
         ]
         for (key, addresses) in keys {
             for address in addresses where address.port != 0 {

@@ -58,6 +58,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var contact = Contact()
     /// STUN and TURN services for calls (XEP-0215).
     public var externalServices = ExternalServiceSettings()
+    /// External components (XEP-0114).
+    public var components = Components()
 
     /// The defaults.
     public init() {}

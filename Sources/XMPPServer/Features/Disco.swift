@@ -9,7 +9,8 @@ import XMPPCore
 /// account, it is `service-unavailable` (RFC 6121 §8.5.1: the server does
 /// not tell a stranger which accounts exist). The domain's items are the
 /// services features host at domains of their own (`Hooks.advertiseItem`,
-/// such as HTTP upload); an account's items are its PEP nodes (`PEP`).
+/// such as HTTP upload) and the external components connected now
+/// (XEP-0114); an account's items are its PEP nodes (`PEP`).
 public struct Disco: ServerFeature {
     public init() {}
 
@@ -35,6 +36,9 @@ public struct Disco: ServerFeature {
                 var element = Element("item", namespace: NS.discoItems, attributes: ["jid": item.jid])
                 if let name = item.name { element[attribute: "name"] = name }
                 query.append(element)
+            }
+            for domain in request.server.components.connectedDomains {
+                query.append(Element("item", namespace: NS.discoItems, attributes: ["jid": domain]))
             }
             return .result(query)
         }

@@ -13,6 +13,7 @@ public enum Features {
             AvatarConversion(presenceServices: config.muc.enabled ? [config.mucService] : []), ContactAddresses(config.contact), ExternalServices(config.externalServices, clock: clock),
         ]
         features.append(MultiUserChat(config: config, clock: clock))
+        features.append(ExternalComponents(config: config))
         if config.archive.enabled { features.append(MessageArchive(config.archive, clock: clock)) }
         return features
     }

@@ -12,7 +12,9 @@ import XMPPCore
 ///    `remote-server-not-found` (no federation) unless a feature serves it
 ///    (`Hooks.serviceDomains`: `upload.localhost`).
 /// 3. Malformed IQs and presence of unknown type get `bad-request`.
-/// 4. The pre-route hooks may take it (XEP-0191 blocking).
+/// 4. The pre-route hooks may take it (XEP-0191 blocking; XEP-0114
+///    external components take what is addressed to their domains,
+///    `ExternalComponents`, and `ComponentRouting` routes what they send).
 /// 5. It goes to its event:
 ///
 /// | stanza                | `to`                              | goes to                                   |

@@ -25,6 +25,9 @@ public final class ServerContext {
     /// `ClientSession.withStorage` so the session's stanzas keep their order.
     public let storage: any StorageJobs
     public let sessions: SessionRegistry
+    /// The external components connected now (XEP-0114); like `sessions`,
+    /// one registry shared by every loop's context.
+    public let components: ComponentRegistry
     /// The blocklists (XEP-0191) of users with a session, for routing.
     public let blocklists: BlocklistCache
     public let hooks: Hooks
@@ -45,7 +48,7 @@ public final class ServerContext {
         config: ServerConfig, loop: any Loop, log: Logger, tlsContext: TLSContext?, tlsRequired: Bool,
         storage: any StorageJobs, sessions: SessionRegistry, blocklists: BlocklistCache, hooks: Hooks,
         loginThrottle: LoginThrottle, registrationThrottle: AddressThrottle, scramSecret: [UInt8],
-        wallClock: WallClock = .system
+        wallClock: WallClock = .system, components: ComponentRegistry = ComponentRegistry()
     ) throws(JIDError) {
         self.config = config
         self.domainJID = try JID(config.domain)
@@ -58,6 +61,7 @@ public final class ServerContext {
         self.accounts = StoredAccounts(storage: storage, iterations: config.authentication.scramIterations)
         self.storage = storage
         self.sessions = sessions
+        self.components = components
         self.blocklists = blocklists
         self.hooks = hooks
         self.router = Router(domain: domainJID.domainpart)
