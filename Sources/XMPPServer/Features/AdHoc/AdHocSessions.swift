@@ -9,7 +9,8 @@ import XMPPNet
 /// made), so the bounds are fixed, not settings: at most
 /// `maximumPerAccount` per admin account, the oldest giving way to a new
 /// one (a client that forgets to cancel never locks its admin out), and
-/// each expires `lifetime` after its last stage.
+/// each expires `lifetime` after it was opened (every command here has
+/// one stage after its form).
 ///
 /// Shared by every loop, so guarded by a mutex; never held across I/O.
 final class AdHocSessions: Sendable {
