@@ -70,10 +70,10 @@ import XMPPTestSupport
 
         let done = admin.command(
             adminNode("add-user"), sessionID: id,
-            submit: [("accountjid", ["juliet@localhost"]), ("password", ["secret"]), ("password-verify", ["secret"])])
+            submit: [("accountjid", ["tybalt@localhost"]), ("password", ["secret"]), ("password-verify", ["secret"])])
         #expect(done?.adHoc?[attribute: "status"] == "completed")
         #expect(done?.adHoc?[attribute: "sessionid"] == id)
-        #expect(done?.notes("info") == ["Account juliet@localhost added"])
+        #expect(done?.notes("info") == ["Account tybalt@localhost added"])
         #expect(admin.command(adminNode("add-user"), sessionID: id, submit: [])?.commandErrorCondition == "bad-sessionid")
     }
 
@@ -116,7 +116,7 @@ import XMPPTestSupport
     @Test func anotherResourceCannotContinueASession() throws {
         let (server, admin, _) = try adminAndRomeo()
         let second = server.connect()
-        try second.login("admin", "pw", resource: "laptop")
+        try second.login("juliet", "pw", resource: "laptop")
         let id = admin.command(adminNode("add-user"))?.adHoc?[attribute: "sessionid"]
         let taken = second.command(
             adminNode("add-user"), sessionID: id, submit: [("accountjid", ["x@localhost"]), ("password", ["pw"])])
@@ -153,7 +153,7 @@ import XMPPTestSupport
     @Test func theSessionTableSweepsExpiredSessions() throws {
         let sessions = AdHocSessions()
         let start = ContinuousClock.now
-        let admin = try JID("admin@localhost/console")
+        let admin = try JID("juliet@localhost/balcony")
         _ = sessions.open("a", for: admin, now: start)
         _ = sessions.open("a", for: try JID("other@localhost/x"), now: start)
         #expect(sessions.count == 2)

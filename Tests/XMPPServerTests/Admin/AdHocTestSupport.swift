@@ -2,20 +2,13 @@ import XMPPCore
 import XMPPServer
 import XMPPTestSupport
 
-/// A server whose `admins` is `admin`, with the accounts admin and romeo
-/// (password `pw`), both logged in: admin at `console`, romeo at
-/// `orchard`.
+/// A server whose `admins` names juliet, with juliet (the admin, at
+/// `balcony`) and romeo (`orchard`) logged in (`romeoAndJuliet`).
 func adminAndRomeo() throws -> (TestServer, TestClient, TestClient) {
     var config = ServerConfig()
-    config.admins = ["admin"]
-    let server = try TestServer(config: try config.validated())
-    try server.addUser("admin", password: "pw")
-    try server.addUser("romeo", password: "pw")
-    let admin = server.connect()
-    try admin.login("admin", "pw", resource: "console")
-    let romeo = server.connect()
-    try romeo.login("romeo", "pw", resource: "orchard")
-    return (server, admin, romeo)
+    config.admins = ["juliet"]
+    let (server, romeo, juliet) = try romeoAndJuliet(config: try config.validated())
+    return (server, juliet, romeo)
 }
 
 /// The node of the XEP-0133 command `name`.

@@ -8,9 +8,9 @@ import XMPPTestSupport
     @Test func addUserCreatesAnAccountThatCanLogIn() throws {
         let (server, admin, _) = try adminAndRomeo()
         let done = admin.run(
-            adminNode("add-user"), [("accountjid", ["Juliet@localhost"]), ("password", ["s3cret"]), ("password-verify", ["s3cret"])])
-        #expect(done?.notes("info") == ["Account juliet@localhost added"])
-        try server.connect().login("juliet", "s3cret")
+            adminNode("add-user"), [("accountjid", ["Tybalt@localhost"]), ("password", ["s3cret"]), ("password-verify", ["s3cret"])])
+        #expect(done?.notes("info") == ["Account tybalt@localhost added"])
+        try server.connect().login("tybalt", "s3cret")
     }
 
     @Test func addUserReportsWhatWentWrongInANote() throws {
@@ -52,8 +52,8 @@ import XMPPTestSupport
     @Test func anAdminChangingTheirOwnPasswordKeepsTheirSession() throws {
         let (server, admin, _) = try adminAndRomeo()
         let other = server.connect()
-        try other.login("admin", "pw", resource: "laptop")
-        let done = admin.run(adminNode("change-user-password"), [("accountjid", ["admin"]), ("password", ["n3w"])])
+        try other.login("juliet", "pw", resource: "laptop")
+        let done = admin.run(adminNode("change-user-password"), [("accountjid", ["juliet"]), ("password", ["n3w"])])
         #expect(done?.adHoc?[attribute: "status"] == "completed")
         #expect(!admin.isClosed)
         #expect(other.receive().streamErrorCondition == "not-authorized")
@@ -75,7 +75,7 @@ import XMPPTestSupport
 
     @Test func theUserCountsAndListsCompleteAtOnceOrAfterTheirForm() throws {
         let (server, admin, _) = try adminAndRomeo()
-        try server.addUser("juliet", password: "pw")
+        try server.addUser("tybalt", password: "pw")
         let registered = admin.command(adminNode("get-registered-users-num"))
         #expect(registered?.adHoc?[attribute: "status"] == "completed")
         #expect(registered?.adHoc?.child("x", namespace: NS.dataForms)?[attribute: "type"] == "result")
@@ -83,12 +83,12 @@ import XMPPTestSupport
         #expect(admin.command(adminNode("get-online-users-num"))?.formValues("onlineusersnum") == ["2"])
 
         let list = admin.run(adminNode("get-registered-users-list"), [("max_items", ["none"])])
-        #expect(list?.formValues("registereduserjids") == ["admin@localhost", "juliet@localhost", "romeo@localhost"])
+        #expect(list?.formValues("registereduserjids") == ["juliet@localhost", "romeo@localhost", "tybalt@localhost"])
         let short = admin.run(adminNode("get-registered-users-list"), [("max_items", ["2"])])
-        #expect(short?.formValues("registereduserjids") == ["admin@localhost", "juliet@localhost"])
+        #expect(short?.formValues("registereduserjids") == ["juliet@localhost", "romeo@localhost"])
         #expect(short?.notes("info") == ["Showing 2 of 3"])
         let online = admin.run(adminNode("get-online-users-list"), [("max_items", ["25"])])
-        #expect(online?.formValues("onlineuserjids") == ["admin@localhost", "romeo@localhost"])
+        #expect(online?.formValues("onlineuserjids") == ["juliet@localhost", "romeo@localhost"])
         #expect(admin.run(adminNode("get-online-users-list"), [("max_items", ["lots"])])?.commandErrorCondition == "bad-payload")
     }
 

@@ -20,7 +20,7 @@ import XMPPTestSupport
         romeo.send("<enable xmlns='urn:xmpp:sm:3'/>")
         _ = romeo.receive()
         let sessions = try outcome(server, AdminOperations(server: server.context).onlineSessions)
-        #expect(sessions.map(\.jid.description) == ["admin@localhost/console", "romeo@localhost/orchard"])
+        #expect(sessions.map(\.jid.description) == ["juliet@localhost/balcony", "romeo@localhost/orchard"])
         let details = try #require(sessions.last)
         #expect(details.resource == "orchard")
         #expect(details.streamManagement && !sessions[0].streamManagement)
@@ -33,16 +33,16 @@ import XMPPTestSupport
         let (server, _, _) = try adminAndRomeo()
         let operations = AdminOperations(server: server.context)
         #expect(try outcome(server, operations.accountCount).get() == 2)
-        #expect(try outcome(server, operations.accounts).get().map(\.description) == ["admin@localhost", "romeo@localhost"])
-        let added = try outcome(server) { operations.addAccount("juliet", password: "pw", $0) }
-        #expect(try added.get().description == "juliet@localhost")
-        let again = try outcome(server) { operations.addAccount("juliet@localhost", password: "pw", $0) }
+        #expect(try outcome(server, operations.accounts).get().map(\.description) == ["juliet@localhost", "romeo@localhost"])
+        let added = try outcome(server) { operations.addAccount("tybalt", password: "pw", $0) }
+        #expect(try added.get().description == "tybalt@localhost")
+        let again = try outcome(server) { operations.addAccount("tybalt@localhost", password: "pw", $0) }
         #expect((again.failure as? AdminOperationError)?.reason == .exists)
-        let badPassword = try outcome(server) { operations.resetPassword("juliet", password: "", $0) }
+        let badPassword = try outcome(server) { operations.resetPassword("tybalt", password: "", $0) }
         #expect((badPassword.failure as? AdminOperationError)?.stanzaError.condition == .notAcceptable)
         let gone = try outcome(server) { operations.deleteAccount("nobody", $0) }
         #expect((gone.failure as? AdminOperationError)?.reason == .notFound)
-        #expect(try outcome(server) { operations.endSessions(of: "juliet", $0) }.get() == 0)
+        #expect(try outcome(server) { operations.endSessions(of: "tybalt", $0) }.get() == 0)
     }
 
     @Test func adminsAreNormalizedToLocalpartsOfTheDomain() throws {
