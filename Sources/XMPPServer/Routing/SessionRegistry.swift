@@ -157,6 +157,11 @@ public final class SessionRegistry: Sendable {
         return sessions(of: bare)
     }
 
+    /// Every bound session, in no particular order.
+    public var allSessions: [SessionHandle] {
+        table.withLock { $0.values.flatMap(\.values) }
+    }
+
     /// How many sessions are bound.
     public var count: Int {
         table.withLock { $0.values.reduce(0) { $0 + $1.count } }
