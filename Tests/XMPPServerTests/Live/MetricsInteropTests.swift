@@ -35,7 +35,8 @@ struct MetricsInteropTests {
             try SwiftletdProcess.addUser(name, password: "\(name)-password", dataDirectory: dataDirectory)
         }
         let configPath = "\(dataDirectory)/swiftletd.conf"
-        try "metrics = yes\nmetrics_token = \(Self.token)\n".write(toFile: configPath, atomically: true, encoding: .utf8)
+        let config = "metrics = yes\nmetrics_token = \(Self.token)\n"
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         let server = try SwiftletdProcess(dataDirectory: dataDirectory, arguments: ["--config", configPath])
         defer { server.kill() }
         #expect(!server.output.contains(Self.token), "the token is never logged")
@@ -61,7 +62,8 @@ struct MetricsInteropTests {
         let guesser = try server.connectWithTLS()
         #expect(try guesser.authenticate("bob", "guess", mechanism: .scramSHA256).name == "failure")
         for number in 1...3 {
-            try alice.send("<message to='bob@localhost/live' type='chat' id='m\(number)'><body>hi \(number)</body></message>")
+            try alice.send(
+                "<message to='bob@localhost/live' type='chat' id='m\(number)'><body>hi \(number)</body></message>")
             #expect(try bob.nextElement()[attribute: "id"] == "m\(number)")
         }
         try alice.send("<message to='carol@localhost' type='chat' id='c1'><body>for later</body></message>")

@@ -26,7 +26,9 @@ import XMPPCore
         var text = OpenMetricsText()
         text.family("x_bytes", .counter, unit: "bytes", help: "Bytes.")
         text.sample("x_bytes_total", 5)
-        #expect(text.finish() == "# TYPE x_bytes counter\n# UNIT x_bytes bytes\n# HELP x_bytes Bytes.\nx_bytes_total 5\n# EOF\n")
+        #expect(
+            text.finish()
+                == "# TYPE x_bytes counter\n# UNIT x_bytes bytes\n# HELP x_bytes Bytes.\nx_bytes_total 5\n# EOF\n")
     }
 
     @Test func secondsAreExactDecimals() {
