@@ -109,6 +109,10 @@ enum LimitKind: Int, MetricLabel {
     case maxResourcesPerAccount
     /// `offline_quota`, `offline_quota_size`: a message bounced.
     case offlineQuota
+    /// `max_directed_presence`: a directed presence refused.
+    case maxDirectedPresence
+    /// `upload_quota`: an upload slot refused.
+    case uploadQuota
 
     var slot: Int { rawValue }
 
@@ -125,6 +129,8 @@ enum LimitKind: Int, MetricLabel {
             case .registrationThrottle: "registration_throttle"
             case .maxResourcesPerAccount: "max_resources_per_account"
             case .offlineQuota: "offline_quota"
+            case .maxDirectedPresence: "max_directed_presence"
+            case .uploadQuota: "upload_quota"
             }
         return [("limit", key)]
     }

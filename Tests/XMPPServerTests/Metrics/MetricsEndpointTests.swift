@@ -69,6 +69,10 @@ import XMPPTestSupport
             let wrong = try server.connectWithTLS()
             #expect(try wrong.authenticate("alice", "wrong", mechanism: .scramSHA256).name == "failure")
             try alice.ping()
+            let flooder = try server.connect()
+            try flooder.openStream()
+            try flooder.send("<iq type='get' id='big'>" + String(repeating: "x", count: 20 << 10) + "</iq>")
+            _ = try flooder.readUntilClosed()
             try alice.send("<message to='alice@localhost/live' id='m1'><body>note to self</body></message>")
             #expect(try alice.nextElement()[attribute: "id"] == "m1")
             let response = try LiveHTTPClient.exchange(
@@ -84,6 +88,8 @@ import XMPPTestSupport
                 #"swiftlet_stanzas_received_total{kind="message"} 1"#,
                 #"swiftlet_stanzas_received_total{kind="iq"} 1"#,
                 #"swiftlet_routing_duration_seconds_count 2"#,
+                #"swiftlet_limits_hit_total{limit="max_stanza_size"} 1"#,
+                #"swiftlet_limits_hit_total{limit="max_queued_output"} 0"#,
             ] {
                 #expect(text.contains("\n" + line + "\n"), "\(line) in\n\(text)")
             }
