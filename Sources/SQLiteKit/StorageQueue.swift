@@ -52,6 +52,11 @@ public final class StorageQueue<Context>: Sendable {
         jobs.isStorageThread
     }
 
+    /// How many jobs wait or run now, and how long finished ones took.
+    public var statistics: StorageQueueStatistics {
+        jobs.statistics
+    }
+
     /// Queues `job`; when it has run, `completion` is called with its result
     /// on the storage thread.
     ///
@@ -121,6 +126,37 @@ public enum StorageQueueError: Error, Sendable, Hashable {
     case shutDown
 }
 
+/// A storage queue's load, for monitoring: its depth now, and the latency
+/// of finished jobs (from `submit` until the job and its completion have
+/// returned) in fixed buckets.
+public struct StorageQueueStatistics: Sendable {
+    /// The latency buckets' inclusive upper bounds, in nanoseconds: 100 µs
+    /// to 5 s; a last bucket takes longer jobs.
+    public static let latencyBounds: [Int64] = [
+        100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000, 25_000_000, 50_000_000,
+        100_000_000, 250_000_000, 500_000_000, 1_000_000_000, 2_500_000_000, 5_000_000_000,
+    ]
+
+    /// Jobs submitted and not finished, the running one included (the
+    /// jobs of a batch count as finished when its last one has returned).
+    public var depth = 0
+    /// Finished jobs per latency bucket: `latencyBounds.count + 1` slots.
+    public var latencyCounts = [UInt64](repeating: 0, count: latencyBounds.count + 1)
+    /// The latencies of finished jobs, summed, in nanoseconds.
+    public var latencySum: Int64 = 0
+
+    /// Nothing submitted, nothing finished.
+    public init() {}
+
+    /// Counts a finished job that took `nanoseconds`.
+    mutating func recordFinished(nanoseconds: Int64) {
+        depth -= 1
+        let bucket = Self.latencyBounds.firstIndex { nanoseconds <= $0 } ?? Self.latencyBounds.count
+        latencyCounts[bucket] &+= 1
+        latencySum &+= nanoseconds
+    }
+}
+
 /// The job list and thread state shared by a `StorageQueue` and its thread.
 ///
 /// `@unchecked Sendable` because every stored `var` is read and written only
@@ -136,7 +172,9 @@ private final class JobQueue<Context>: @unchecked Sendable {
     }
 
     private let condition = NSCondition()
-    private var jobs: [Job] = []
+    /// The jobs waiting, with when each was submitted.
+    private var jobs: [(job: Job, submitted: ContinuousClock.Instant)] = []
+    private var counts = StorageQueueStatistics()
     private var phase = Phase.starting
     private var startupError: (any Error)?
     private var thread: Thread?
@@ -160,10 +198,15 @@ private final class JobQueue<Context>: @unchecked Sendable {
     func enqueue(_ job: @escaping Job) -> Bool {
         locked {
             guard phase == .starting || phase == .running else { return false }
-            jobs.append(job)
+            jobs.append((job, .now))
+            counts.depth += 1
             condition.broadcast()
             return true
         }
+    }
+
+    var statistics: StorageQueueStatistics {
+        locked { counts }
     }
 
     func requestStop() {
@@ -200,7 +243,14 @@ private final class JobQueue<Context>: @unchecked Sendable {
         finish(.running, error: nil)
         // Take every queued job at once: one lock round trip per batch.
         while let batch = nextBatch() {
-            for job in batch { job(context) }
+            var latencies: [Int64] = []
+            latencies.reserveCapacity(batch.count)
+            for (job, submitted) in batch {
+                job(context)
+                let (seconds, attoseconds) = (ContinuousClock.now - submitted).components
+                latencies.append(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            }
+            locked { for latency in latencies { counts.recordFinished(nanoseconds: latency) } }
         }
         close(context)
         finish(.stopped, error: nil)
@@ -215,7 +265,7 @@ private final class JobQueue<Context>: @unchecked Sendable {
     }
 
     /// Waits for jobs; returns `nil` once stopping with nothing left to run.
-    private func nextBatch() -> [Job]? {
+    private func nextBatch() -> [(job: Job, submitted: ContinuousClock.Instant)]? {
         locked {
             while jobs.isEmpty && phase == .running { condition.wait() }
             guard !jobs.isEmpty else { return nil }

@@ -162,11 +162,16 @@ public final class Server: @unchecked Sendable {
         let hostMeta = HostMetaResponder()
         if config.http.webSocket {
             routes.add(WebSocketEndpoint.path, WebSocketEndpoint(context: context) { [unowned self] transport in
+                context.metrics.webSocketsOpened += 1
                 transport.session = ClientSession(server: context, transport: transport, id: nextID)
                 nextID += 1
             })
             routes.add(HostMetaResponder.xmlPath, hostMeta)
             routes.add(HostMetaResponder.jsonPath, hostMeta)
+        }
+        if config.http.metrics {
+            let metrics = MetricsEndpoint(context: context, storage: storage) { [storage] in storage.statistics }
+            routes.add(MetricsEndpoint.path, metrics)
         }
         let http = HTTPServer(
             loop: loop, context: context, responder: routes, tlsContext: httpsContext,
@@ -247,8 +252,10 @@ public final class Server: @unchecked Sendable {
         case nil:
             break
         case .serverFull:
+            context.metrics.limitsHit.increment(.maxConnections)
             session.refuse(StreamError(.resourceConstraint, text: "the server has all the connections it can take"))
         case .networkFull:
+            context.metrics.limitsHit.increment(.maxConnectionsPerAddress)
             session.refuse(
                 StreamError(
                     .policyViolation,

@@ -140,3 +140,34 @@ import Testing
         }
     }
 }
+
+/// `StorageQueue.statistics`: the depth while jobs wait, and each finished
+/// job's latency in its bucket.
+@Suite struct StorageQueueStatisticsTests {
+    @Test func depthCountsWaitingJobsAndLatenciesLandInBuckets() throws {
+        let queue = try StorageQueue<Int>(name: "storage-queue-statistics") { 0 } close: { _ in }
+        defer { queue.shutdown() }
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        queue.submit { _ in release.wait() } completion: { _ in done.signal() }
+        queue.submit { _ in } completion: { _ in done.signal() }
+        #expect(queue.statistics.depth == 2)
+        Thread.sleep(forTimeInterval: 0.03)
+        release.signal()
+        done.wait()
+        done.wait()
+        var statistics = queue.statistics
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while statistics.depth > 0, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.001)
+            statistics = queue.statistics
+        }
+        #expect(statistics.depth == 0)
+        #expect(statistics.latencyCounts.reduce(0, +) == 2)
+        let bounds = StorageQueueStatistics.latencyBounds
+        // Both waited for the first one's 30 ms at least: no bucket below 25 ms.
+        let below = bounds.firstIndex { $0 >= 25_000_000 }!
+        #expect(statistics.latencyCounts[..<below].allSatisfy { $0 == 0 }, "\(statistics.latencyCounts)")
+        #expect(statistics.latencySum >= 60_000_000)
+    }
+}

@@ -114,6 +114,8 @@ extension ServerConfig {
         .single("http_timeout", \.http.timeout, .duration),
         .single("websocket", \.http.webSocket, .boolean),
         .list("websocket_origins", \.http.webSocketOrigins, .string),
+        .single("metrics", \.http.metrics, .boolean),
+        .single("metrics_token", \.http.metricsToken, .secret),
         .single("upload", \.upload.enabled, .boolean),
         .single("upload_service", \.upload.service, .string),
         .single("upload_url", \.upload.url, .string),

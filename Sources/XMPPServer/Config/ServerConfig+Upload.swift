@@ -60,7 +60,19 @@ extension ServerConfig {
         return lowered
     }
 
-    /// Checks the `http_*`, `websocket_*` and `upload_*` keys; normalizes
+    /// Checks `metrics_token`: a bearer token (RFC 6750 §2.1 `b64token`,
+    /// without the trailing `=`), long enough not to be guessed.
+    static func checkedMetricsToken(_ token: String) throws(ConfigError) -> String {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/")
+        guard token.isEmpty || (token.count >= 16 && token.allSatisfy(allowed.contains)) else {
+            throw ConfigError(
+                key: "metrics_token",
+                "expected at least 16 characters of A-Z a-z 0-9 - . _ ~ + /, such as a random hex string")
+        }
+        return token
+    }
+
+    /// Checks the `http_*`, `websocket_*`, `metrics*` and `upload_*` keys; normalizes
     /// `upload_service`, `upload_url` and the origins.
     mutating func checkUpload() throws(ConfigError) {
         if let exposed = http.listen.first(where: { !$0.isLoopback }) {
@@ -71,6 +83,10 @@ extension ServerConfig {
         }
         try require(http.timeout, in: .seconds(1)...(.seconds(3600)), key: "http_timeout", format)
         http.webSocketOrigins = try http.webSocketOrigins.map(Self.checkedOrigin)
+        http.metricsToken = try Self.checkedMetricsToken(http.metricsToken)
+        if http.metrics && http.listen.isEmpty && http.tlsListen.isEmpty {
+            throw ConfigError(key: "metrics", "is on, but nothing serves /metrics: set http_listen or https_listen")
+        }
         if !upload.service.isEmpty {
             do {
                 upload.service = try ConfigValueType<String>.domain.parse(upload.service)

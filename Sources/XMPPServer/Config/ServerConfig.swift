@@ -348,6 +348,15 @@ public struct ServerConfig: Sendable, Equatable {
         /// authenticates inside the stream, never with a cookie. Key
         /// `websocket_origins`, default empty.
         public var webSocketOrigins: [String] = []
+        /// Whether the server's metrics are served at `/metrics` in the
+        /// OpenMetrics text format (`MetricsEndpoint`). Key `metrics`,
+        /// default no.
+        public var metrics = false
+        /// The bearer token a scraper of `/metrics` must send; empty
+        /// serves loopback clients only, without a token. Key
+        /// `metrics_token`, default empty; at least 16 characters of
+        /// `A-Z a-z 0-9 - . _ ~ + /`.
+        public var metricsToken = ""
     }
 
     /// HTTP file upload settings (XEP-0363).

@@ -125,6 +125,7 @@ public struct HTTPUpload: ServerFeature {
         return .afterStorage({ stores in try stores.uploads.reserve(record, quota: quota) }) { used in
             if let used {
                 session.log.notice("upload quota of \(username) reached")
+                session.server.metrics.limitsHit.increment(.uploadQuota)
                 throw StanzaError(
                     .resourceConstraint, type: .wait,
                     text: "upload quota reached: \(used) of \(quota) bytes in use, \(record.quotaCharge) more needed")

@@ -49,6 +49,7 @@ public struct OfflineMessages: ServerFeature {
                 undelivered.bounce(StanzaError(.serviceUnavailable))
             case .success(.overQuota):
                 session.log.notice("offline quota of \(username) reached")
+                session.server.metrics.limitsHit.increment(.offlineQuota)
                 undelivered.bounce(
                     StanzaError(.resourceConstraint, type: .wait, text: "the recipient's offline storage is full"))
             case .success(.stored), .success(.notKept):

@@ -51,6 +51,7 @@ public struct PresenceBroadcast: ServerFeature {
         let directed = session.state[DirectedPresence.self]
         if type == .available, !directed.contains(recipient), directed.count >= limit {
             let error = StanzaError(.policyViolation, text: "directed presence goes to at most \(limit) entities")
+            session.server.metrics.limitsHit.increment(.maxDirectedPresence)
             if let reply = routed.presence.errorReply(error) { session.send(reply) }
             return
         }

@@ -58,6 +58,7 @@ public struct Registration: ServerFeature {
         let (username, password) = try credentials(in: query, domain: server.domain)
         if let wait = server.registrationThrottle.reserve(for: session.peerHost, now: server.loop.now) {
             session.log.notice("registration throttled for \(wait)")
+            server.metrics.limitsHit.increment(.registrationThrottle)
             throw StanzaError(.policyViolation, type: .wait, text: "too many registrations; try later")
         }
         return .after({ server.accounts.register(username: username, password: password, on: server.loop, $0) }) {

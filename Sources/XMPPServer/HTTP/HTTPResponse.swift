@@ -14,6 +14,7 @@ package enum HTTPStatus: Int, Sendable, CaseIterable {
     case noContent = 204
     case notModified = 304
     case badRequest = 400
+    case unauthorized = 401
     case forbidden = 403
     case notFound = 404
     case methodNotAllowed = 405
@@ -40,6 +41,7 @@ package enum HTTPStatus: Int, Sendable, CaseIterable {
         case .noContent: "No Content"
         case .notModified: "Not Modified"
         case .badRequest: "Bad Request"
+        case .unauthorized: "Unauthorized"
         case .forbidden: "Forbidden"
         case .notFound: "Not Found"
         case .methodNotAllowed: "Method Not Allowed"

@@ -63,6 +63,8 @@ public final class Router: Sendable {
     /// Routes a stanza from a bound session.
     func route(_ element: Element, from session: ClientSession) {
         guard var stanza = Stanza(element), let sender = session.jid else { return }
+        let arrival = session.server.metrics.received(stanza.kind, on: session.server.loop)
+        defer { session.server.metrics.routed(since: arrival, on: session.server.loop) }
         stanza.element[attribute: "from"] = sender.description
         if let language = session.streamLanguage, stanza.element[attribute: "lang", namespace: NS.xml] == nil {
             stanza.element[attribute: "lang", namespace: NS.xml] = language

@@ -66,6 +66,7 @@ extension ClientSession {
             jid = nil
             // RFC 6120 §7.6.2.1: the account has all the resources it may have.
             log.notice("\(full.bare) already has \(maxResources) resources")
+            server.metrics.limitsHit.increment(.maxResourcesPerAccount)
             return .failure(
                 StanzaError(
                     .resourceConstraint, type: .wait, text: "this account already has \(maxResources) connected resources"))

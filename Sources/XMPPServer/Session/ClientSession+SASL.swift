@@ -17,6 +17,8 @@ struct SASLState {
 
     var step = Step.idle
     var failures = 0
+    /// The mechanism the client asked for last, for the metrics.
+    var mechanism: String?
     /// The XEP-0388 request of the exchange in progress; `nil` while the
     /// exchange is RFC 6120's.
     var request: SASL2Request?
@@ -127,6 +129,7 @@ extension ClientSession {
     /// profile: at once with its initial response, or after an empty
     /// challenge asking for it.
     func begin(_ name: String?, payload: [UInt8]?) {
+        sasl.mechanism = name
         guard case .idle = sasl.step else {
             sasl.step = .idle
             return saslFailed(.malformedRequest, reason: "a new exchange during an exchange")
@@ -277,12 +280,14 @@ extension ClientSession {
             attempt(self)
         case .after(let wait):
             log.notice("login as \(username) throttled: checked in \(wait)")
+            server.metrics.limitsHit.increment(.loginThrottle)
             postponeHandshakeDeadline(by: wait)
             waiting(for: { done in _ = schedule(after: wait) { _ in done(()) } }) { [self] in
                 guard phase == .negotiating else { return }
                 attempt(self)
             }
         case .busy(let retryAfter):
+            server.metrics.limitsHit.increment(.loginThrottle)
             saslFailed(.temporaryAuthFailure, reason: "throttled, retry in \(retryAfter)", countsAsFailure: false)
         }
     }
@@ -307,6 +312,7 @@ extension ClientSession {
         phase = .authenticated
         parser.limits = server.authenticatedLimits
         server.loginThrottle.succeeded(account: username)
+        server.metrics.logins.increment(LoginMechanism(mechanism))
         clientSoftware = sasl.request?.software
         let client = clientSoftware.map { ", client \($0)" } ?? ""
         log.info("authenticated as \(username)@\(server.domain) with \(mechanism)\(channelBindingNote(mechanism))\(client)")
@@ -344,6 +350,7 @@ extension ClientSession {
         sasl.step = .idle
         sasl.verified = nil
         log.notice("authentication failed (\(condition.rawValue)): \(reason)")
+        server.metrics.loginFailures.increment(LoginMechanism(sasl.mechanism))
         let conditionElement = Element(condition.rawValue, namespace: NS.sasl)
         if sasl.request != nil {
             sasl.request = nil
@@ -358,6 +365,7 @@ extension ClientSession {
         sasl.failures += 1
         server.loginThrottle.failed(host: peerHost, account: account, now: server.loop.now)
         if sasl.failures >= server.config.authentication.saslMaxAttempts {
+            server.metrics.limitsHit.increment(.saslMaxAttempts)
             fail(StreamError(.policyViolation, text: "too many failed authentication attempts"))
         }
     }

@@ -26,6 +26,7 @@ extension ClientSession {
         let limits = server.config.limits
         if state.unacknowledged.count > limits.smMaxUnacked || state.unacknowledgedByteCount > limits.smMaxUnackedSize {
             log.notice("\(state.unacknowledged.count) stanzas (\(state.unacknowledgedByteCount) bytes) not acknowledged")
+            server.metrics.limitsHit.increment(.smMaxUnacked)
             return fail(StreamError(.resourceConstraint, text: "too many stanzas are not acknowledged"))
         }
         guard !isDetached, !state.ackRequested else { return }

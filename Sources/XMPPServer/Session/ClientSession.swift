@@ -208,6 +208,7 @@ public final class ClientSession {
             receiveStreamClose()
         case .error(let error):
             log.notice("bad XML: \(error)")
+            if error.kind == .policyViolation { server.metrics.limitsHit.increment(.maxStanzaSize) }
             fail(error.streamError)
         }
     }
@@ -292,7 +293,10 @@ public final class ClientSession {
             // here, so this is a bug; say so once and keep the stream.
             return log.error("cannot serialize <\(element.name)>: \(error)")
         }
-        if streamManagement != nil, Stanza(element) != nil { recordSent(bytes) }
+        if let stanza = Stanza(element) {
+            server.metrics.stanzasSent.increment(stanza.kind)
+            if streamManagement != nil { recordSent(bytes) }
+        }
         send(bytes)
     }
 
@@ -318,6 +322,7 @@ public final class ClientSession {
         let limit = server.config.limits.maxQueuedOutput
         if transport.queuedByteCount > limit, !outputOverflowed {
             outputOverflowed = true
+            server.metrics.limitsHit.increment(.maxQueuedOutput)
             log.notice("more than \(limit) bytes wait for this client to read them")
             fail(StreamError(.resourceConstraint, text: "the client does not read what it is sent"))
         }

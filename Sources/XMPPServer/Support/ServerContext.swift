@@ -42,6 +42,8 @@ public final class ServerContext {
     let fastTokens: FASTTokens
     /// The time of day, for what outlives the process (FAST token expiry).
     public let wallClock: WallClock
+    /// The counters `/metrics` shows, for this loop.
+    let metrics = ServerMetrics()
 
     /// Creates a loop's context.
     public init(

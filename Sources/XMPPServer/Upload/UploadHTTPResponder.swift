@@ -212,6 +212,7 @@ final class UploadSink: HTTPBodySink {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         try UploadFiles.writeAll(descriptor, bytes)
+        server.metrics.uploadBytesReceived &+= UInt64(bytes.count)
     }
 
     func finish(_ completion: @escaping (HTTPResponse) -> Void) {

@@ -47,6 +47,9 @@ public protocol ArchiveStore: AnyObject {
     /// The number of items in `username`'s archive.
     func count(for username: String) throws -> Int
 
+    /// The number of items in all users' archives.
+    func totalCount() throws -> Int
+
     /// Removes, from all archives, the oldest messages up to the first one
     /// (in archive order) stamped at or after `timestamp`, at most `limit`
     /// of them, each with all its copies, so that retention never leaves a

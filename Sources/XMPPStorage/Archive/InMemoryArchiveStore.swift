@@ -69,6 +69,10 @@ public final class InMemoryArchiveStore: ArchiveStore, AccountScopedStore {
         archives[Array(username.utf8)]?.count ?? 0
     }
 
+    public func totalCount() -> Int {
+        archives.values.reduce(0) { $0 + $1.count }
+    }
+
     public func removeMessages(before timestamp: Int, limit: Int) -> Int {
         var stamps: [Int64: Int] = [:]
         for (key, archive) in archives {

@@ -146,6 +146,13 @@ public final class SQLiteArchiveStore: ArchiveStore {
         }
     }
 
+    public func totalCount() throws -> Int {
+        try database.withCachedStatement("SELECT count(*) FROM archive_items") { statement in
+            _ = try statement.step()
+            return statement.int(at: 0)
+        }
+    }
+
     public func removeMessages(before timestamp: Int, limit: Int) throws -> Int {
         // Messages in archive order are the stanzas in rowid order.
         let firstKept = try database.firstArchiveID(in: "archive_stanzas", stampedFrom: timestamp)

@@ -48,6 +48,10 @@ public final class InMemoryOfflineStore: OfflineStore, AccountScopedStore {
         messages[Array(username.utf8)]?.count ?? 0
     }
 
+    public func totalCount() -> Int {
+        messages.values.reduce(0) { $0 + $1.count }
+    }
+
     /// Forgets the messages of a deleted account.
     func removeAll(of username: String) {
         messages[Array(username.utf8)] = nil

@@ -79,4 +79,7 @@ public protocol OfflineStore: AnyObject {
 
     /// The number of messages kept for `username`.
     func count(for username: String) throws -> Int
+
+    /// The number of messages kept for all users.
+    func totalCount() throws -> Int
 }

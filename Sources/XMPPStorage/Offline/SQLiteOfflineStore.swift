@@ -90,6 +90,13 @@ public final class SQLiteOfflineStore: OfflineStore {
         return try usage(accountID: accountID).messages
     }
 
+    public func totalCount() throws -> Int {
+        try database.withCachedStatement("SELECT count(*) FROM offline_messages") { statement in
+            _ = try statement.step()
+            return statement.int(at: 0)
+        }
+    }
+
     /// How many messages the account keeps, and their bytes.
     private func usage(accountID: Int64) throws -> (messages: Int, bytes: Int) {
         try database.withCachedStatement(
