@@ -141,6 +141,7 @@ public final class Server: @unchecked Sendable {
                 transport.session = ClientSession(server: context, transport: transport, id: nextID)
                 nextID += 1
             })
+            if config.http.webChat { WebChatResponder.mount(on: routes, context: context) }
         }
         let http = HTTPServer(
             loop: loop, context: context, responder: routes, tlsContext: httpsContext,

@@ -96,6 +96,7 @@ func admin(_ body: (Admin) throws -> Void) {
 /// deletes a temporary data directory when stopped.
 func runDemo() {
     var demoConfig = config
+    demoConfig.http.webChatDemo = true
     let isTemporary = !options.overrides.contains { $0.option == "--data-dir" }
     if isTemporary {
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("swiftletd-demo-XXXXXX").path

@@ -342,6 +342,13 @@ public struct ServerConfig: Sendable, Equatable {
         /// authenticates inside the stream, never with a cookie. Key
         /// `websocket_origins`, default empty.
         public var webSocketOrigins: [String] = []
+        /// Whether the web chat is served at `/chat` (`WebChatResponder`);
+        /// it connects at `/xmpp-websocket`, so it needs `webSocket` too.
+        /// Key `web_chat`, default yes.
+        public var webChat = true
+        /// Whether the web chat offers the demo accounts: set by
+        /// `swiftletd demo`, not by a key.
+        public var webChatDemo = false
     }
 
     /// HTTP file upload settings (XEP-0363).

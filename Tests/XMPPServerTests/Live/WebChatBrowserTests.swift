@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import XMPPNet
+import XMPPTestSupport
+
+@testable import XMPPServer
+
+/// The web chat at `/chat` on live servers: served (or not, with
+/// `web_chat = no`) on the HTTP listener, and used in real browsers.
+///
+/// `tools/interop/webchat_browser.py` drives headless Chromium with
+/// Selenium: two people register, befriend, chat both ways, share a PNG
+/// that both see as an image, meet in a room, and one reloads and finds the
+/// conversation in the archive; against `swiftletd demo` (the real
+/// executable, so its resource bundle is found as a user's would be), the
+/// Demo button logs in as alice. It saves screenshots at desktop and phone
+/// width to a temporary directory, or to `SWIFTLET_WEBCHAT_SCREENSHOTS`
+/// when set (how `docs/images/webchat-*.png` were made).
+///
+/// Skipped without `/usr/bin/chromium`, `/usr/bin/chromedriver` or the
+/// `selenium` Python package, unless `SWIFTLET_REQUIRE_INTEROP=1` (as CI
+/// sets it), which makes their absence a failure.
+@Suite(.timeLimit(.minutes(3)))
+struct WebChatBrowserTests {
+    /// How long a script may run; it bounds itself to 110 s, and takes
+    /// about 15.
+    static let scriptTimeout = 150.0
+
+    static let browser: PythonInterop.Libraries = {
+        var probe = PythonInterop.probe(["selenium"])
+        let missing = ["/usr/bin/chromium", "/usr/bin/chromedriver", WebChatFiles.strophePath].filter {
+            !FileManager.default.isExecutableFile(atPath: $0) && !FileManager.default.fileExists(atPath: $0)
+        }
+        if !missing.isEmpty {
+            probe.available = false
+            probe.output += "missing: \(missing.joined(separator: ", "))"
+        }
+        return probe
+    }()
+
+    static let skipReason: Comment = """
+        chromium, chromium-driver, libjs-strophe or selenium is missing: apt-get install chromium \
+        chromium-driver libjs-strophe; pip install selenium; or set SWIFTLET_REQUIRE_INTEROP=1 to make this a failure
+        """
+
+    /// Where the screenshots go.
+    private static func screenshotDirectory() -> String {
+        ProcessInfo.processInfo.environment["SWIFTLET_WEBCHAT_SCREENSHOTS"]
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-webchat-\(UUID())").path
+    }
+
+    @Test func theChatIsServedOnTheHTTPListenerUnlessTurnedOff() throws {
+        try LiveServer.run { server in
+            let http = server.server.httpAddresses[0]
+            let page = try LiveHTTPClient.exchange(http, "GET", "/chat")
+            #expect(page.status == 200 || page.status == 503, "503 only without libjs-strophe")
+            let unknown = try LiveHTTPClient.exchange(http, "GET", "/chat/nothing")
+            #expect(unknown.status == (page.status == 200 ? 404 : 503))
+        }
+        try LiveServer.run(configure: { $0.http.webChat = false }) { server in
+            let page = try LiveHTTPClient.exchange(server.server.httpAddresses[0], "GET", "/chat")
+            #expect(page.status == 404)
+        }
+    }
+
+    @Test(.enabled(if: browser.shouldRun, skipReason))
+    func twoBrowsersRegisterBefriendChatShareAFileAndFindTheHistory() throws {
+        guard PythonInterop.requireAvailable(Self.browser) else { return }
+        try LiveServer.run { server in
+            let url = "http://127.0.0.1:\(server.server.httpAddresses[0].port)/chat"
+            let outcome = try PythonInterop.run(
+                "webchat_browser.py", against: server, arguments: [url, Self.screenshotDirectory()],
+                timeout: Self.scriptTimeout)
+            PythonInterop.expectPassed(
+                outcome, "webchat_browser.py", lastLine: "ok   all web chat browser steps passed: conversation",
+                timeout: Self.scriptTimeout)
+        }
+    }
+
+    @Test(.enabled(if: browser.shouldRun, skipReason))
+    func theDemoButtonLogsInAsAlice() throws {
+        guard PythonInterop.requireAvailable(Self.browser) else { return }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-demo-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let demo = try ChildProcess(
+            try ChildProcess.builtExecutable("swiftletd"),
+            ["demo", "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--data-dir", directory])
+        defer { demo.kill() }
+        let line = try demo.waitForLine(containing: "HTTP on 127.0.0.1:", timeout: Self.scriptTimeout)
+        let http = try #require(
+            line.split(separator: "HTTP on ").last.flatMap { SocketAddress($0.trimmingCharacters(in: .whitespaces)) })
+        let xmpp = try demo.waitForLine(containing: "Listening on: ", timeout: Self.scriptTimeout)
+        let address = try #require(
+            xmpp.split(separator: "Listening on: ").last.flatMap {
+                SocketAddress($0.trimmingCharacters(in: .whitespaces))
+            })
+        let outcome = try PythonInterop.run(
+            "webchat_browser.py", at: address, trusting: "\(directory)/tls/localhost.crt",
+            arguments: ["http://127.0.0.1:\(http.port)/chat", Self.screenshotDirectory(), "demo"],
+            timeout: Self.scriptTimeout)
+        PythonInterop.expectPassed(
+            outcome, "webchat_browser.py demo", lastLine: "ok   all web chat browser steps passed: demo",
+            timeout: Self.scriptTimeout)
+    }
+}
