@@ -132,20 +132,9 @@ function renderContacts() {
   const contacts = [...client.roster.values()].sort((a, b) => (a.name ?? a.jid).localeCompare(b.name ?? b.jid));
   for (const contact of contacts) {
     const show = client.show(contact.jid);
-    const item = element("li", "contact");
-    item.dataset.jid = contact.jid;
-    const button = element("button", "entry");
-    button.type = "button";
-    button.append(element("span", `dot ${show}`), element("span", "name", contact.name ?? contact.jid));
     const detail = contact.subscription === "both" || contact.subscription === "to" ? show
       : contact.ask === "subscribe" ? "awaiting approval" : "not sharing presence";
-    button.append(element("span", "detail", detail));
-    const unread = page.chats.get(contact.jid)?.unread;
-    if (unread) button.append(element("span", "badge", String(unread)));
-    button.addEventListener("click", () => openChat(contact.jid));
-    item.classList.toggle("active", page.open === contact.jid);
-    item.append(button);
-    list.append(item);
+    list.append(sidebarEntry("contact", contact.jid, show, contact.name ?? contact.jid, detail));
   }
   $("no-contacts").hidden = contacts.length > 0;
 }
@@ -176,19 +165,24 @@ function renderRooms() {
   const list = $("rooms");
   list.replaceChildren();
   for (const room of client.rooms.values()) {
-    const item = element("li", "room");
-    item.dataset.jid = room.jid;
-    const button = element("button", "entry");
-    button.type = "button";
-    button.append(element("span", `dot ${room.joined ? "online" : "offline"}`), element("span", "name", Strophe.getNodeFromJid(room.jid)));
-    button.append(element("span", "detail", room.joined ? `as ${room.nick}` : "joining…"));
-    const unread = page.chats.get(room.jid)?.unread;
-    if (unread) button.append(element("span", "badge", String(unread)));
-    button.addEventListener("click", () => openChat(room.jid));
-    item.classList.toggle("active", page.open === room.jid);
-    item.append(button);
-    list.append(item);
+    const name = Strophe.getNodeFromJid(room.jid);
+    list.append(sidebarEntry("room", room.jid, room.joined ? "online" : "offline", name, room.joined ? `as ${room.nick}` : "joining…"));
   }
+}
+
+/** A contact's or a room's line in the sidebar, which opens its conversation. */
+function sidebarEntry(kind, jid, show, name, detail) {
+  const item = element("li", kind);
+  item.dataset.jid = jid;
+  item.classList.toggle("active", page.open === jid);
+  const button = element("button", "entry");
+  button.type = "button";
+  button.append(element("span", `dot ${show}`), element("span", "name", name), element("span", "detail", detail));
+  const unread = page.chats.get(jid)?.unread;
+  if (unread) button.append(element("span", "badge", String(unread)));
+  button.addEventListener("click", () => openChat(jid));
+  item.append(button);
+  return item;
 }
 
 // MARK: The conversation
@@ -263,16 +257,16 @@ function renderMessage(message, isRoom) {
   const link = linkIn(message.url ?? message.body);
   const body = element("div", "body");
   if (link && link.href === linkIn(message.body)?.href) {
-    const anchor = element("a", "link", message.body);
+    // A shared file: its name links to it; an image is shown too.
+    const name = fileName(link);
+    const anchor = element("a", "link", imagePath.test(link.pathname) ? name : message.body);
     anchor.href = link.href;
     anchor.target = "_blank";
     anchor.rel = "noopener noreferrer";
-    body.append(anchor);
     if (imagePath.test(link.pathname)) {
       const image = element("img", "preview");
       image.src = link.href;
-      image.alt = decodeURIComponent(link.pathname.split("/").pop());
-      image.loading = "lazy";
+      image.alt = name;
       image.addEventListener("load", () => { if (message.peer === page.open) keepBottom(); });
       const frame = element("a", "preview-link");
       frame.href = link.href;
@@ -281,6 +275,7 @@ function renderMessage(message, isRoom) {
       frame.append(image);
       body.append(frame);
     }
+    body.append(anchor);
   } else {
     body.textContent = message.body;
   }
@@ -289,6 +284,16 @@ function renderMessage(message, isRoom) {
   time.dateTime = message.time.toISOString();
   item.append(time);
   return item;
+}
+
+/** The last segment of `url`'s path, decoded. */
+function fileName(url) {
+  const last = url.pathname.split("/").pop();
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
 }
 
 function keepBottom() {
