@@ -21,14 +21,15 @@ final class WebChatResponder: HTTPResponder {
     static let paths = ["/chat", "/chat/"]
 
     private let files: WebChatFiles
-    private let config: WebChatConfig
+    /// `/chat/config.json`.
+    private let configFile: WebChatFiles.File
     /// The upload service's origin (`http://localhost:5280`), asked per
     /// request since the URL is fixed only once the listeners are bound.
     private let uploadOrigin: () -> String?
 
     init(files: WebChatFiles, config: WebChatConfig, uploadOrigin: @escaping () -> String?) {
         self.files = files
-        self.config = config
+        configFile = WebChatFiles.File(contentType: "application/json; charset=utf-8", body: config.json)
         self.uploadOrigin = uploadOrigin
     }
 
@@ -49,13 +50,9 @@ final class WebChatResponder: HTTPResponder {
                 .text(.methodNotAllowed, "the web chat answers GET and HEAD", fields: [("Allow", "GET, HEAD")]))
         }
         if let reason = files.unavailable { return connection.respond(.text(.serviceUnavailable, reason)) }
+        // Routed here: "/chat", or a path starting with "/chat/".
         let name = request.path == "/chat" || request.path == "/chat/" ? "index.html" : request.path.dropFirst(6)
-        let file: WebChatFiles.File
-        if name == "config.json" {
-            file = WebChatFiles.File(contentType: "application/json; charset=utf-8", body: config.json)
-        } else if let found = files.files[String(name)] {
-            file = found
-        } else {
+        guard let file = name == "config.json" ? configFile : files.files[String(name)] else {
             return connection.respond(.text(.notFound, "the web chat has no such file"))
         }
         connection.respond(HTTPResponse(.ok, fields: fields(file.contentType), body: file.body))
@@ -112,6 +109,7 @@ struct WebChatConfig: Codable, Sendable, Equatable {
     var json: [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(self)) ?? Data("{}".utf8))
+        // Strings, and arrays and structs of them, always encode.
+        return Array(try! encoder.encode(self))
     }
 }
