@@ -4,6 +4,7 @@ Selenium, two windows against one server.
 
 Usage: webchat_browser.py HOST PORT DOMAIN CA_CERT CHAT_URL SCREENSHOT_DIR [demo]
 
+CHAT_URL is http:// or https:// (then the WebSocket is wss://).
 Without `demo`: two people register, one adds the other, the other
 accepts, they chat both ways, share a PNG that both see as an image, meet
 in a room; one reloads, logs in again and finds the conversation in the
@@ -49,10 +50,13 @@ def ok(text):
     print(f"ok   {text}", flush=True)
 
 
-def browser(name):
+def browser(name, https):
     """A headless Chromium of its own (profile in a temporary directory)
-    that resolves no name but loopback's."""
+    that resolves no name but loopback's; for `https`, one that accepts
+    the test server's self-signed certificate."""
     options = Options()
+    if https:
+        options.add_argument("--ignore-certificate-errors")
     options.binary_location = CHROMIUM
     for argument in [
         "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
@@ -279,6 +283,7 @@ def main():
     if len(sys.argv) not in (7, 8):
         sys.exit(__doc__)
     _host, _port, domain, _ca, chat_url, shots = sys.argv[1:7]
+    https = chat_url.startswith("https:")
     is_demo = len(sys.argv) == 8 and sys.argv[7] == "demo"
     os.makedirs(shots, exist_ok=True)
 
@@ -292,10 +297,10 @@ def main():
     drivers = []
     try:
         if is_demo:
-            drivers.append(browser("alice"))
+            drivers.append(browser("alice", https))
             demo(drivers[0], domain, shots, chat_url)
         else:
-            drivers += [browser("ada"), browser("ben")]
+            drivers += [browser("ada", https), browser("ben", https)]
             conversation(drivers[0], drivers[1], domain, shots, chat_url)
         for driver in drivers:
             errors = console_errors(driver)

@@ -11,7 +11,9 @@ import XMPPTestSupport
 /// `tools/interop/webchat_browser.py` drives headless Chromium with
 /// Selenium: two people register, befriend, chat both ways, share a PNG
 /// that both see as an image, meet in a room, and one reloads and finds the
-/// conversation in the archive; against `swiftletd demo` (the real
+/// conversation in the archive, once over HTTP and once over HTTPS (`wss:`,
+/// the server's self-signed certificate accepted by that browser only);
+/// against `swiftletd demo` (the real
 /// executable, so its resource bundle is found as a user's would be), the
 /// Demo button logs in as alice. It saves screenshots at desktop and phone
 /// width to a temporary directory, or to `SWIFTLET_WEBCHAT_SCREENSHOTS`
@@ -63,17 +65,34 @@ struct WebChatBrowserTests {
         }
     }
 
-    @Test(.enabled(if: browser.shouldRun, skipReason))
-    func twoBrowsersRegisterBefriendChatShareAFileAndFindTheHistory() throws {
+    /// The scheme of the page, and so of its WebSocket and upload URLs.
+    enum Scheme: String, CaseIterable {
+        case http, https
+    }
+
+    @Test(.enabled(if: browser.shouldRun, skipReason), arguments: Scheme.allCases)
+    func twoBrowsersRegisterBefriendChatShareAFileAndFindTheHistory(_ scheme: Scheme) throws {
         guard PythonInterop.requireAvailable(Self.browser) else { return }
-        try LiveServer.run { server in
-            let url = "http://127.0.0.1:\(server.server.httpAddresses[0].port)/chat"
+        try LiveServer.run(configure: { config in
+            if scheme == .https { config.http.tlsListen = [ListenAddress("127.0.0.1:0")!] }
+        }) { server in
+            // HTTPS listeners come after the plain ones.
+            let port = server.server.httpAddresses[scheme == .https ? 1 : 0].port
+            // The pictures come from the plain run; the HTTPS one would
+            // write the same names at the same time.
+            let screenshots =
+                scheme == .http
+                ? Self.screenshotDirectory()
+                : FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-webchat-\(UUID())").path
+            // At 127.0.0.1, the page is of another origin than the upload
+            // URLs (at the domain, localhost): CORS and the page's CSP
+            // must let the upload and the images through.
             let outcome = try PythonInterop.run(
-                "webchat_browser.py", against: server, arguments: [url, Self.screenshotDirectory()],
-                timeout: Self.scriptTimeout)
+                "webchat_browser.py", against: server,
+                arguments: ["\(scheme.rawValue)://127.0.0.1:\(port)/chat", screenshots], timeout: Self.scriptTimeout)
             PythonInterop.expectPassed(
-                outcome, "webchat_browser.py", lastLine: "ok   all web chat browser steps passed: conversation",
-                timeout: Self.scriptTimeout)
+                outcome, "webchat_browser.py \(scheme.rawValue)",
+                lastLine: "ok   all web chat browser steps passed: conversation", timeout: Self.scriptTimeout)
         }
     }
 
