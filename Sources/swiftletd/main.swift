@@ -96,7 +96,6 @@ func admin(_ body: (Admin) throws -> Void) {
 /// deletes a temporary data directory when stopped.
 func runDemo() {
     var demoConfig = config
-    demoConfig.http.webChatDemo = true
     let isTemporary = !options.overrides.contains { $0.option == "--data-dir" }
     if isTemporary {
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("swiftletd-demo-XXXXXX").path
@@ -110,7 +109,7 @@ func runDemo() {
     defer { if isTemporary { try? FileManager.default.removeItem(atPath: demoConfig.dataDirectory) } }
     do {
         try Demo.seed(demoConfig, passwordsMayBePublic: options.demoPasswordsMayBePublic)
-        let server = try Server(config: demoConfig, log: Logger(level: demoConfig.logLevel))
+        let server = try Server(config: demoConfig, log: Logger(level: demoConfig.logLevel), webChatDemo: true)
         let addresses = try server.start()
         let exposed = demoConfig.listen.contains { !$0.isLoopback }
         let banner = Demo.banner(

@@ -346,9 +346,6 @@ public struct ServerConfig: Sendable, Equatable {
         /// it connects at `/xmpp-websocket`, so it needs `webSocket` too.
         /// Key `web_chat`, default yes.
         public var webChat = true
-        /// Whether the web chat offers the demo accounts: set by
-        /// `swiftletd demo`, not by a key.
-        public var webChatDemo = false
     }
 
     /// HTTP file upload settings (XEP-0363).

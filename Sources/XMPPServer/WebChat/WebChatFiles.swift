@@ -31,11 +31,6 @@ struct WebChatFiles: Sendable {
     /// Why the chat cannot be served, when a file is missing.
     let unavailable: String?
 
-    init(files: [String: File], unavailable: String?) {
-        self.files = files
-        self.unavailable = unavailable
-    }
-
     /// Reads the page from `pageDirectory` and Strophe.js from
     /// `strophePath`; a missing file makes the chat unavailable, with the
     /// reason in `unavailable`.

@@ -35,10 +35,12 @@ final class WebChatResponder: HTTPResponder {
 
     /// Serves the web chat at `/chat` on `routes`, or `503` there with a
     /// warning in the log when its files (Strophe.js) are missing.
-    static func mount(on routes: HTTPRoutes, context: ServerContext) {
+    /// - Parameter demo: Offer the demo accounts (`swiftletd demo`).
+    static func mount(on routes: HTTPRoutes, context: ServerContext, demo: Bool) {
         let files = WebChatFiles.load()
         if let reason = files.unavailable { context.log.warning(reason) }
-        let chat = WebChatResponder(files: files, config: WebChatConfig(context.config)) { [weak context] in
+        let config = WebChatConfig(context.config, demo: demo)
+        let chat = WebChatResponder(files: files, config: config) { [weak context] in
             context?.upload.flatMap { origin(of: $0.baseURL) }
         }
         for path in paths { routes.add(path, chat) }
@@ -96,11 +98,12 @@ struct WebChatConfig: Codable, Sendable, Equatable {
         var password: String
     }
 
-    init(_ config: ServerConfig) {
+    /// What `config` says; with `demo`, the demo accounts.
+    init(_ config: ServerConfig, demo isDemo: Bool = false) {
         domain = config.domain
         websocketPath = WebSocketEndpoint.path
         mucService = config.muc.enabled ? config.mucService : nil
-        if config.http.webChatDemo {
+        if isDemo {
             demo = Demo(users: XMPPServer.Demo.users.map(\.0), password: XMPPServer.Demo.password)
         }
     }

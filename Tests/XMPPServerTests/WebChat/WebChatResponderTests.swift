@@ -34,10 +34,10 @@ import XMPPTestSupport
 
     private func get(
         _ target: String, method: String = "GET", files: WebChatFiles = files(), config: ServerConfig = ServerConfig(),
-        uploadOrigin: String? = "http://localhost:5280"
+        demo: Bool = false, uploadOrigin: String? = "http://localhost:5280"
     ) -> Response {
         let routes = HTTPRoutes()
-        let chat = WebChatResponder(files: files, config: WebChatConfig(config)) { uploadOrigin }
+        let chat = WebChatResponder(files: files, config: WebChatConfig(config, demo: demo)) { uploadOrigin }
         for path in WebChatResponder.paths { routes.add(path, chat) }
         let transport = Transport()
         let connection = HTTPConnection(
@@ -165,9 +165,7 @@ import XMPPTestSupport
     }
 
     @Test func inDemoModeConfigJSONOffersTheDemoAccounts() throws {
-        var config = ServerConfig()
-        config.http.webChatDemo = true
-        let parsed = try JSONDecoder().decode(ConfigJSON.self, from: Data(get("/chat/config.json", config: config).body.utf8))
+        let parsed = try JSONDecoder().decode(ConfigJSON.self, from: Data(get("/chat/config.json", demo: true).body.utf8))
         #expect(parsed.demo == WebChatConfig.Demo(users: ["alice", "bob", "carol"], password: Demo.password))
     }
 
