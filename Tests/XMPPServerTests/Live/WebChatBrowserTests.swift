@@ -22,7 +22,10 @@ import XMPPTestSupport
 /// Skipped without `/usr/bin/chromium`, `/usr/bin/chromedriver` or the
 /// `selenium` Python package, unless `SWIFTLET_REQUIRE_INTEROP=1` (as CI
 /// sets it), which makes their absence a failure.
-@Suite(.timeLimit(.minutes(3)))
+///
+/// One browser run at a time (`.serialized`), each waited for on a thread of
+/// its own rather than on one of the few threads all tests share.
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct WebChatBrowserTests {
     /// How long a script may run; it bounds itself to 110 s, and takes
     /// about 15.
@@ -71,34 +74,49 @@ struct WebChatBrowserTests {
     }
 
     @Test(.enabled(if: browser.shouldRun, skipReason), arguments: Scheme.allCases)
-    func twoBrowsersRegisterBefriendChatShareAFileAndFindTheHistory(_ scheme: Scheme) throws {
+    func twoBrowsersRegisterBefriendChatShareAFileAndFindTheHistory(_ scheme: Scheme) async throws {
         guard PythonInterop.requireAvailable(Self.browser) else { return }
+        let outcome = try await Self.onAThreadOfItsOwn { try Self.runConversation(scheme) }
+        PythonInterop.expectPassed(
+            outcome, "webchat_browser.py \(scheme.rawValue)",
+            lastLine: "ok   all web chat browser steps passed: conversation", timeout: Self.scriptTimeout)
+    }
+
+    /// Starts a server with a listener for `scheme` and runs the script's
+    /// conversation against it.
+    private static func runConversation(_ scheme: Scheme) throws -> ChildProcess.Outcome {
+        var outcome: ChildProcess.Outcome?
         try LiveServer.run(configure: { config in
             if scheme == .https { config.http.tlsListen = [ListenAddress("127.0.0.1:0")!] }
         }) { server in
             // HTTPS listeners come after the plain ones.
             let port = server.server.httpAddresses[scheme == .https ? 1 : 0].port
-            // The pictures come from the plain run; the HTTPS one would
-            // write the same names at the same time.
+            // The pictures come from the plain run.
             let screenshots =
                 scheme == .http
-                ? Self.screenshotDirectory()
+                ? screenshotDirectory()
                 : FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-webchat-\(UUID())").path
             // At 127.0.0.1, the page is of another origin than the upload
             // URLs (at the domain, localhost): CORS and the page's CSP
             // must let the upload and the images through.
-            let outcome = try PythonInterop.run(
+            outcome = try PythonInterop.run(
                 "webchat_browser.py", against: server,
-                arguments: ["\(scheme.rawValue)://127.0.0.1:\(port)/chat", screenshots], timeout: Self.scriptTimeout)
-            PythonInterop.expectPassed(
-                outcome, "webchat_browser.py \(scheme.rawValue)",
-                lastLine: "ok   all web chat browser steps passed: conversation", timeout: Self.scriptTimeout)
+                arguments: ["\(scheme.rawValue)://127.0.0.1:\(port)/chat", screenshots], timeout: scriptTimeout)
         }
+        return outcome!  // `run` returns only once `body` has run
     }
 
     @Test(.enabled(if: browser.shouldRun, skipReason))
-    func theDemoButtonLogsInAsAlice() throws {
+    func theDemoButtonLogsInAsAlice() async throws {
         guard PythonInterop.requireAvailable(Self.browser) else { return }
+        let outcome = try await Self.onAThreadOfItsOwn(Self.runDemo)
+        PythonInterop.expectPassed(
+            outcome, "webchat_browser.py demo", lastLine: "ok   all web chat browser steps passed: demo",
+            timeout: Self.scriptTimeout)
+    }
+
+    /// Starts `swiftletd demo` and runs the script's demo steps against it.
+    private static func runDemo() throws -> ChildProcess.Outcome {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-demo-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let demo = try ChildProcess(
@@ -113,12 +131,28 @@ struct WebChatBrowserTests {
             xmpp.split(separator: "Listening on: ").last.flatMap {
                 SocketAddress($0.trimmingCharacters(in: .whitespaces))
             })
-        let outcome = try PythonInterop.run(
+        return try PythonInterop.run(
             "webchat_browser.py", at: address, trusting: "\(directory)/tls/localhost.crt",
             arguments: ["http://127.0.0.1:\(http.port)/chat", Self.screenshotDirectory(), "demo"],
             timeout: Self.scriptTimeout)
-        PythonInterop.expectPassed(
-            outcome, "webchat_browser.py demo", lastLine: "ok   all web chat browser steps passed: demo",
-            timeout: Self.scriptTimeout)
+    }
+
+    /// Runs `body`, which waits for a browser run, on a thread of its own:
+    /// blocking one of the test runner's few shared threads for that long
+    /// would hold up every other test.
+    private static func onAThreadOfItsOwn(
+        _ body: @escaping @Sendable () throws -> ChildProcess.Outcome
+    ) async throws -> ChildProcess.Outcome {
+        let handed: HandedOutcome = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { HandedOutcome(try body()) }) }
+        }
+        return handed.outcome
+    }
+
+    /// An outcome handed from the waiting thread to the test, once.
+    // @unchecked: immutable, and passed through the continuation only.
+    private final class HandedOutcome: @unchecked Sendable {
+        let outcome: ChildProcess.Outcome
+        init(_ outcome: ChildProcess.Outcome) { self.outcome = outcome }
     }
 }
