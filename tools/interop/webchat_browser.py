@@ -28,7 +28,7 @@ import time
 import zlib
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -307,8 +307,8 @@ def main():
             if errors:
                 raise StepFailed(f"{driver.label}: the page logged errors: {errors}")
         ok("no errors in the browsers' consoles (CSP included)")
-    except StepFailed as failure:
-        print(f"FAIL {failure}", flush=True)
+    except (StepFailed, WebDriverException) as failure:
+        print(f"FAIL {str(failure).splitlines()[0]}", flush=True)
         sys.exit(1)
     finally:
         signal.alarm(0)

@@ -75,8 +75,13 @@ function registerAccount(url, domain, username, password) {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (socket.readyState === WebSocket.OPEN) socket.send(`<close xmlns="${NS.framing}"/>`);
-      socket.close();
+      if (socket.readyState === WebSocket.OPEN) {
+        // Close the stream, then the socket once the server has closed its
+        // stream too (RFC 7395 §3.6), or after a second at most.
+        socket.send(`<close xmlns="${NS.framing}"/>`);
+        socket.onmessage = (event) => { if (event.data.startsWith("<close")) socket.close(); };
+        setTimeout(() => socket.close(), 1000);
+      }
       if (error) reject(error); else resolve();
     };
     const timer = setTimeout(() => finish(new Error("the server did not answer in time")), 20000);
