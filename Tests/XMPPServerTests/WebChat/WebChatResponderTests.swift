@@ -94,11 +94,15 @@ import XMPPTestSupport
         #expect(withoutUploads.contains("connect-src 'self' ws: wss:;"))
     }
 
-    @Test func theHTMLLoadsNoInlineScriptAndNothingFromElsewhere() {
+    @Test func thePageRunsOnlyItsOwnScriptsAndWritesNoHTML() {
         let html = get("/chat").body
         #expect(!html.contains("<script>"), "scripts come from files only")
         #expect(!html.contains("style="), "styles come from chat.css only")
         #expect(!html.contains("http://") && !html.contains("https://"), "nothing from another origin")
+        for script in ["/chat/chat.js", "/chat/client.js"] {
+            let code = get(script).body
+            #expect(!code.contains("innerHTML") && !code.contains("eval("), "text from the network stays text: \(script)")
+        }
     }
 
     @Test(arguments: [
