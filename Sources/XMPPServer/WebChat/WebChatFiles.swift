@@ -55,7 +55,11 @@ struct WebChatFiles: Sendable {
 
     /// The resource bundle SwiftPM builds for this target, next to the
     /// executable (`swift build`, `swift run`, `swift test` alike).
-    static let resourceBundle = "Swiftlet_XMPPServer.resources"
+    #if os(Linux)
+        static let resourceBundle = "Swiftlet_XMPPServer.resources"
+    #else
+        static let resourceBundle = "Swiftlet_XMPPServer.bundle"
+    #endif
 
     /// The page's directory in the resource bundle, when it is there.
     ///
@@ -63,7 +67,7 @@ struct WebChatFiles: Sendable {
     /// is missing (a `swiftletd` copied without it), and a server should
     /// rather serve everything else and answer `/chat` with `503`.
     static func resourceDirectory() -> String? {
-        let path = Bundle.main.bundleURL.appendingPathComponent("\(resourceBundle)/Page").path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
+        Bundle(url: Bundle.main.bundleURL.appendingPathComponent(resourceBundle))?
+            .url(forResource: "Page", withExtension: nil)?.path
     }
 }
