@@ -20,6 +20,7 @@ browsers reach nothing but loopback.
 """
 
 import os
+import shutil
 import signal
 import struct
 import sys
@@ -38,6 +39,8 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 DEADLINE = 110
 WAIT = 20
+# The browsers' profiles and the file shared; removed at the end.
+SCRATCH = tempfile.mkdtemp(prefix="swiftlet-webchat-")
 DESKTOP = (1280, 800)
 PHONE = (375, 740)
 
@@ -63,7 +66,7 @@ def browser(name, https):
         f"--window-size={DESKTOP[0]},{DESKTOP[1]}", "--no-first-run", "--no-default-browser-check",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--disable-extensions", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
-        f"--user-data-dir={tempfile.mkdtemp(prefix=f'swiftlet-webchat-{name}-')}", "--lang=en-US",
+        f"--user-data-dir={SCRATCH}/profile-{name}", "--lang=en-US",
     ]:
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -234,7 +237,7 @@ def conversation(ada, ben, domain, shots, chat_url):
     wait(ben, "ben's reply in his chat, once", has_message("Hi Ada! Ben here."))
     ok("they chat both ways, each message shown once")
 
-    image = os.path.join(tempfile.mkdtemp(prefix="swiftlet-webchat-file-"), "stripes.png")
+    image = os.path.join(SCRATCH, "stripes.png")
     png(image)
     ada.find_element(By.ID, "file").send_keys(image)
     wait(ada, "the PNG shown at ada", lambda d: loaded_image(d) == 1, timeout=30)
@@ -314,6 +317,7 @@ def main():
         signal.alarm(0)
         for driver in drivers:
             driver.quit()
+        shutil.rmtree(SCRATCH, ignore_errors=True)
     ok(f"all web chat browser steps passed: {'demo' if is_demo else 'conversation'} "
        f"in {time.monotonic() - started:.1f} s")
 

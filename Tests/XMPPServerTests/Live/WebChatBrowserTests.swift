@@ -16,8 +16,9 @@ import XMPPTestSupport
 /// against `swiftletd demo` (the real
 /// executable, so its resource bundle is found as a user's would be), the
 /// Demo button logs in as alice. It saves screenshots at desktop and phone
-/// width to a temporary directory, or to `SWIFTLET_WEBCHAT_SCREENSHOTS`
-/// when set (how `docs/images/webchat-*.png` were made).
+/// width to `swiftlet-webchat-screenshots` in the temporary directory, or
+/// to `SWIFTLET_WEBCHAT_SCREENSHOTS` when set (how `docs/images/webchat-*.png`
+/// were made).
 ///
 /// Skipped without `/usr/bin/chromium`, `/usr/bin/chromedriver` or the
 /// `selenium` Python package, unless `SWIFTLET_REQUIRE_INTEROP=1` (as CI
@@ -48,10 +49,20 @@ struct WebChatBrowserTests {
         chromium-driver libjs-strophe; pip install selenium; or set SWIFTLET_REQUIRE_INTEROP=1 to make this a failure
         """
 
-    /// Where the screenshots go.
-    private static func screenshotDirectory() -> String {
-        ProcessInfo.processInfo.environment["SWIFTLET_WEBCHAT_SCREENSHOTS"]
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-webchat-\(UUID())").path
+    /// Runs `body` with the directory for screenshots: when `keeping`,
+    /// `SWIFTLET_WEBCHAT_SCREENSHOTS`, else `swiftlet-webchat-screenshots`
+    /// in the temporary directory (each run replaces the pictures); when
+    /// not, a temporary directory removed afterwards.
+    private static func withScreenshotDirectory<T>(keeping: Bool, _ body: (String) throws -> T) rethrows -> T {
+        if keeping {
+            let environment = ProcessInfo.processInfo.environment["SWIFTLET_WEBCHAT_SCREENSHOTS"]
+            return try body(
+                environment
+                    ?? FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-webchat-screenshots").path)
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-shots-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try body(directory)
     }
 
     @Test func theChatIsServedOnTheHTTPListenerUnlessTurnedOff() throws {
@@ -91,17 +102,15 @@ struct WebChatBrowserTests {
         }) { server in
             // HTTPS listeners come after the plain ones.
             let port = server.server.httpAddresses[scheme == .https ? 1 : 0].port
-            // The pictures come from the plain run.
-            let screenshots =
-                scheme == .http
-                ? screenshotDirectory()
-                : FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-webchat-\(UUID())").path
             // At 127.0.0.1, the page is of another origin than the upload
             // URLs (at the domain, localhost): CORS and the page's CSP
-            // must let the upload and the images through.
-            outcome = try PythonInterop.run(
-                "webchat_browser.py", against: server,
-                arguments: ["\(scheme.rawValue)://127.0.0.1:\(port)/chat", screenshots], timeout: scriptTimeout)
+            // must let the upload and the images through. The pictures
+            // kept are the plain run's.
+            outcome = try withScreenshotDirectory(keeping: scheme == .http) { screenshots in
+                try PythonInterop.run(
+                    "webchat_browser.py", against: server,
+                    arguments: ["\(scheme.rawValue)://127.0.0.1:\(port)/chat", screenshots], timeout: scriptTimeout)
+            }
         }
         return outcome!  // `run` returns only once `body` has run
     }
@@ -131,10 +140,11 @@ struct WebChatBrowserTests {
             xmpp.split(separator: "Listening on: ").last.flatMap {
                 SocketAddress($0.trimmingCharacters(in: .whitespaces))
             })
-        return try PythonInterop.run(
-            "webchat_browser.py", at: address, trusting: "\(directory)/tls/localhost.crt",
-            arguments: ["http://127.0.0.1:\(http.port)/chat", Self.screenshotDirectory(), "demo"],
-            timeout: Self.scriptTimeout)
+        return try withScreenshotDirectory(keeping: false) { screenshots in
+            try PythonInterop.run(
+                "webchat_browser.py", at: address, trusting: "\(directory)/tls/localhost.crt",
+                arguments: ["http://127.0.0.1:\(http.port)/chat", screenshots, "demo"], timeout: scriptTimeout)
+        }
     }
 
     /// Runs `body`, which waits for a browser run, on a thread of its own:
