@@ -46,7 +46,9 @@ let package = Package(
             path: "Sources/XMPPStorage"),
         .target(
             name: "XMPPServer", dependencies: ["XMPPCore", "XMPPNet", "SQLiteKit", "XMPPStorage"],
-            path: "Sources/XMPPServer"),
+            path: "Sources/XMPPServer",
+            // The web chat's page (`WebChatFiles`), served at /chat.
+            resources: [.copy("WebChat/Page")]),
         // The async client kit: connection, roster, presence, messages, a
         // local archive and reconnect.
         .target(

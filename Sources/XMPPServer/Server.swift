@@ -42,9 +42,15 @@ public final class Server: @unchecked Sendable {
     private var signalSources: [DispatchSourceSignal] = []
     private let stopped = DispatchSemaphore(value: 0)
 
+    /// Whether the web chat offers the demo accounts (`swiftletd demo`).
+    private let webChatDemo: Bool
+
     /// Opens storage, loads or creates the certificate and the SCRAM
     /// secret, and creates the loop. Nothing listens yet.
-    public init(config: ServerConfig, log: Logger) throws {
+    /// - Parameter webChatDemo: The server runs as `swiftletd demo`: the
+    ///   web chat offers the demo accounts.
+    public init(config: ServerConfig, log: Logger, webChatDemo: Bool = false) throws {
+        self.webChatDemo = webChatDemo
         if config.threads > 1 {
             log.warning("threads = \(config.threads): this version serves every connection on one event loop")
         }
@@ -166,6 +172,7 @@ public final class Server: @unchecked Sendable {
                 transport.session = ClientSession(server: context, transport: transport, id: nextID)
                 nextID += 1
             })
+            if config.http.webChat { WebChatResponder.mount(on: routes, context: context, demo: webChatDemo) }
             routes.add(HostMetaResponder.xmlPath, hostMeta)
             routes.add(HostMetaResponder.jsonPath, hostMeta)
         }

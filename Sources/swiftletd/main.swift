@@ -109,7 +109,7 @@ func runDemo() {
     defer { if isTemporary { try? FileManager.default.removeItem(atPath: demoConfig.dataDirectory) } }
     do {
         try Demo.seed(demoConfig, passwordsMayBePublic: options.demoPasswordsMayBePublic)
-        let server = try Server(config: demoConfig, log: Logger(level: demoConfig.logLevel))
+        let server = try Server(config: demoConfig, log: Logger(level: demoConfig.logLevel), webChatDemo: true)
         let addresses = try server.start()
         let exposed = demoConfig.listen.contains { !$0.isLoopback }
         let banner = Demo.banner(

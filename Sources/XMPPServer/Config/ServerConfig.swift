@@ -348,6 +348,10 @@ public struct ServerConfig: Sendable, Equatable {
         /// authenticates inside the stream, never with a cookie. Key
         /// `websocket_origins`, default empty.
         public var webSocketOrigins: [String] = []
+        /// Whether the web chat is served at `/chat` (`WebChatResponder`);
+        /// it connects at `/xmpp-websocket`, so it needs `webSocket` too.
+        /// Key `web_chat`, default yes.
+        public var webChat = true
         /// Whether the server's metrics are served at `/metrics` in the
         /// OpenMetrics text format (`MetricsEndpoint`). Key `metrics`,
         /// default no.
