@@ -156,22 +156,33 @@ public final class TestClient {
             let message = try SASLPlain.encode(username: username, password: password)
             send("<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='PLAIN'>\(SASLPayload.encode(message))</auth>")
         } else {
-            var scram = try SCRAMClient(mechanism: mechanism, username: username, secret: .password(password))
-            send(
-                "<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='\(mechanism.rawValue)'>"
-                    + SASLPayload.encode(scram.clientFirstMessage) + "</auth>")
-            let challenge = try receiveOne()
-            guard challenge.name == "challenge" else { throw TestFailure("expected a challenge, got \(challenge)") }
-            let final = try scram.receiveServerFirst(try Base64.decode(challenge.text))
-            send("<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(SASLPayload.encode(final))</response>")
-            let success = try receiveOne()
-            guard success.name == "success" else { throw TestFailure("expected success, got \(success)") }
-            try scram.receiveServerFinal(try Base64.decode(success.text))
+            try Self.scram(
+                username, password, mechanism: mechanism, send: { self.send($0) }, receiveOne: { try self.receiveOne() })
             return try openStream()
         }
         let success = try receiveOne()
         guard success.name == "success" else { throw TestFailure("expected success, got \(success)") }
         return try openStream()
+    }
+
+    /// A SCRAM exchange in RFC 6120 SASL (auth, challenge, response,
+    /// success, the server's signature checked) over any transport:
+    /// `send` writes XML, `receiveOne` reads the server's next element.
+    public static func scram(
+        _ username: String, _ password: String, mechanism: SASLMechanism, send: (String) -> Void,
+        receiveOne: () throws -> Element
+    ) throws {
+        var scram = try SCRAMClient(mechanism: mechanism, username: username, secret: .password(password))
+        send(
+            "<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='\(mechanism.rawValue)'>"
+                + SASLPayload.encode(scram.clientFirstMessage) + "</auth>")
+        let challenge = try receiveOne()
+        guard challenge.name == "challenge" else { throw TestFailure("expected a challenge, got \(challenge)") }
+        let final = try scram.receiveServerFirst(try Base64.decode(challenge.text))
+        send("<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(SASLPayload.encode(final))</response>")
+        let success = try receiveOne()
+        guard success.name == "success" else { throw TestFailure("expected success, got \(success)") }
+        try scram.receiveServerFinal(try Base64.decode(success.text))
     }
 
     /// The channel-binding data of this client's TLS connection, by type;

@@ -100,17 +100,8 @@ final class WebSocketTestClient {
 
     /// SCRAM-SHA-1 (as Strophe.js does it), then a restarted stream.
     func authenticate(_ username: String, _ password: String) throws {
-        var scram = try SCRAMClient(mechanism: .scramSHA1, username: username, secret: .password(password))
-        send(
-            "<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='SCRAM-SHA-1'>"
-                + SASLPayload.encode(scram.clientFirstMessage) + "</auth>")
-        let challenge = try receiveOne()
-        guard challenge.name == "challenge" else { throw TestFailure("expected a challenge, got \(challenge)") }
-        let final = try scram.receiveServerFirst(try Base64.decode(challenge.text))
-        send("<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(SASLPayload.encode(final))</response>")
-        let success = try receiveOne()
-        guard success.name == "success" else { throw TestFailure("expected success, got \(success)") }
-        try scram.receiveServerFinal(try Base64.decode(success.text))
+        try TestClient.scram(
+            username, password, mechanism: .scramSHA1, send: { self.send($0) }, receiveOne: { try self.receiveOne() })
         try openStream()
     }
 
