@@ -311,6 +311,7 @@ extension ClientSession {
         self.username = username
         phase = .authenticated
         parser.limits = server.authenticatedLimits
+        (transport as? WebSocketTransport)?.maxMessageSize = server.config.limits.maxStanzaSize
         server.loginThrottle.succeeded(account: username)
         server.metrics.logins.increment(LoginMechanism(mechanism))
         clientSoftware = sasl.request?.software

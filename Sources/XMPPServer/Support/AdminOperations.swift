@@ -211,7 +211,7 @@ public struct OnlineSession: Sendable, Equatable {
         clientSoftware = session.clientSoftware
         peerAddress = session.transport?.peerAddress ?? session.peerHost
         since = session.connectedAt
-        isSecure = session.tls != nil
+        isSecure = session.isSecure
         streamManagement = session.streamManagement != nil
         isDetached = session.isDetached
     }

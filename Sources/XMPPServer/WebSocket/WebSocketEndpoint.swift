@@ -39,7 +39,7 @@ final class WebSocketEndpoint: HTTPResponder {
         case .success(let accept):
             let log = context.log.labelled("ws \(connection.peer)")
             let peer = connection.peer
-            let maxMessageSize = context.config.limits.maxStanzaSize
+            let maxMessageSize = context.config.limits.maxStanzaSizeUnauthenticated
             var accepted: WebSocketTransport?
             connection.upgrade(
                 fields: [

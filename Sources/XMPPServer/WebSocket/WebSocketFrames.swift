@@ -50,8 +50,9 @@ enum WebSocketInput: Sendable, Equatable {
 /// Memory: at most one frame header, one message and one read's worth of
 /// following bytes are held.
 struct WebSocketFrameDecoder {
-    /// The largest message, fragments joined.
-    let maxMessageSize: Int
+    /// The largest message, fragments joined; raised after login, as the
+    /// stream's stanza limit is.
+    var maxMessageSize: Int
     /// Received bytes not decoded yet, from `start`.
     private var buffer: [UInt8] = []
     private var start = 0

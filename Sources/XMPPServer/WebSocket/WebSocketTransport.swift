@@ -18,8 +18,10 @@ import XMPPNet
 /// the same time, they are at most one read's worth.
 ///
 /// Closing: `close()` sends a close frame after what is queued, then
-/// closes; a close frame from the client is answered and the connection
-/// closed; a frame that breaks RFC 6455 closes with its status code.
+/// closes; a close frame from the client is answered, and the connection
+/// closed, once the messages before it have been handed on (a browser
+/// sends its last presence and closes at once); a frame that breaks RFC
+/// 6455 closes with its status code.
 ///
 /// Confined to the loop; the connection below owns this transport (as
 /// its delegate) and this transport owns the session until it reports the
@@ -37,9 +39,19 @@ final class WebSocketTransport: SessionTransport, ByteTransportDelegate {
     private var pendingHead = 0
     /// Set once our close frame is queued: nothing is written after it.
     private var closeSent = false
+    /// Set when the client's close frame came: nothing more is read, and
+    /// the close is answered once `pending` is handed on.
+    private var closeReceived = false
+
+    /// The largest message the client may send: the stream's stanza limit
+    /// before login (`max_stanza_size_unauthenticated`) and after it.
+    var maxMessageSize: Int {
+        get { decoder.maxMessageSize }
+        set { decoder.maxMessageSize = newValue }
+    }
 
     /// Takes over `connection` after the `101` answer; `tls` is HTTPS's
-    /// session, `leftover` what the client sent after its request.
+    /// session.
     init(
         connection: any ByteTransport, tls: TLSSession?, peer: SocketAddress, maxMessageSize: Int, log: Logger
     ) {
@@ -89,7 +101,7 @@ final class WebSocketTransport: SessionTransport, ByteTransportDelegate {
     // MARK: - ByteTransportDelegate (from the connection)
 
     func didRead(bytes: UnsafeRawBufferPointer) {
-        guard !closeSent else { return }
+        guard !closeSent, !closeReceived else { return }
         guard let secureChannel else { return decode(bytes) }
         do {
             let plaintext = try secureChannel.receive(bytes)
@@ -129,8 +141,8 @@ final class WebSocketTransport: SessionTransport, ByteTransportDelegate {
                 send(WebSocketFrameEncoder.pong(payload))
             case .close(let code):
                 log.info("the client closed the WebSocket\(code.map { " (\($0))" } ?? "")")
-                deliverPending()
-                return close(.normal)
+                closeReceived = true
+                return deliverPending()
             }
         }
         deliverPending()
@@ -147,6 +159,7 @@ final class WebSocketTransport: SessionTransport, ByteTransportDelegate {
         if pendingHead == pending.count {
             pending.removeAll(keepingCapacity: true)
             pendingHead = 0
+            if closeReceived { close(.normal) }
         }
     }
 

@@ -131,6 +131,41 @@ import XMPPTestSupport
         }
     }
 
+    @Test func messagesAreLimitedAsStanzasAreBeforeAndAfterLogin() throws {
+        let server = try TestServer()
+        try server.addUser("alice", password: "secret")
+        let limits = server.context.config.limits
+        let padding = String(repeating: "x", count: limits.maxStanzaSizeUnauthenticated)
+        let early = WebSocketTestClient(server: server)
+        try early.openStream()
+        early.send("<iq xmlns='jabber:client' type='get' id='big'><query xmlns='jabber:iq:version'>\(padding)</query></iq>")
+        #expect(early.receiveFrames() == [.init(opcode: 0x8, payload: [0x03, 0xF1])], "refused from the frame header")
+        let late = WebSocketTestClient(server: server)
+        let alice = try late.login("alice", "secret")
+        late.send("<message xmlns='jabber:client' to='\(alice)' id='big'><body>\(padding)</body></message>")
+        #expect(try late.receiveOne().childText("body", namespace: NS.client) == padding)
+    }
+
+    @Test func whatCameBeforeTheClientsCloseIsHandledFirst() throws {
+        let server = try TestServer()
+        try server.addUser("alice", password: "secret")
+        try server.addUser("bob", password: "secret")
+        let bob = server.connect()
+        let bobJID = try bob.login("bob", "secret")
+        let web = WebSocketTestClient(server: server)
+        try web.login("alice", "secret")
+        // As Strophe.js disconnects: a last stanza and <close/>, then the
+        // socket's close at once; the roster request first makes the
+        // session wait for storage with all of it read.
+        web.send(
+            bytes: WebSocketFrameTests.text("<iq xmlns='jabber:client' type='get' id='r1'><query xmlns='jabber:iq:roster'/></iq>")
+                + WebSocketFrameTests.text("<message xmlns='jabber:client' to='\(bobJID)' id='last'><body>bye</body></message>")
+                + WebSocketFrameTests.text("<close xmlns='urn:ietf:params:xml:ns:xmpp-framing'/>")
+                + WebSocketFrameTests.frame(0x8, [0x03, 0xE8]))
+        #expect(try bob.receiveOne().childText("body") == "bye")
+        #expect(web.socket.isClosed)
+    }
+
     @Test func noMessageIsHandedOnWhileTheSessionWaits() throws {
         let server = try TestServer()
         try server.addUser("alice", password: "secret")

@@ -29,7 +29,7 @@ final class WebSocketTestClient {
         socket = MemoryTransport(host: host)
         webSocket = WebSocketTransport(
             connection: socket, tls: nil, peer: SocketAddress(ip: host, port: 40000)!,
-            maxMessageSize: server.context.config.limits.maxStanzaSize, log: server.context.log)
+            maxMessageSize: server.context.config.limits.maxStanzaSizeUnauthenticated, log: server.context.log)
         socket.delegate = webSocket
         opened = ClientSession(server: server.context, transport: webSocket, id: 1)
         webSocket.session = opened
