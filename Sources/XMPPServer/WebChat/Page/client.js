@@ -364,6 +364,9 @@ class ChatClient {
     const handler = this.connection.addHandler((stanza) => {
       const result = child(stanza, "result", NS.mam);
       if (!result || result.getAttribute("queryid") !== queryid) return true;
+      // Only the archive queried answers: the own account's, or the room's.
+      const from = stanza.getAttribute("from");
+      if (from && Strophe.getBareJidFromJid(from) !== (isRoom ? peer : this.ownBare)) return true;
       const forwarded = child(result, "forwarded", NS.forward);
       const delay = forwarded && child(forwarded, "delay", NS.delay);
       const inner = forwarded && child(forwarded, "message");
