@@ -63,6 +63,12 @@ public enum NS {
     public static let discoInfo = "http://jabber.org/protocol/disco#info"
     /// XEP-0030: Service Discovery, item queries.
     public static let discoItems = "http://jabber.org/protocol/disco#items"
+    /// XEP-0050: Ad-Hoc Commands, the `<command/>` element and the disco
+    /// node that lists the commands.
+    public static let commands = "http://jabber.org/protocol/commands"
+    /// XEP-0133: Service Administration, the FORM_TYPE of its forms and
+    /// the prefix of its command nodes (`…#add-user`).
+    public static let admin = "http://jabber.org/protocol/admin"
     /// XEP-0048: Bookmarks, the `<storage/>` element kept in private XML.
     public static let bookmarksLegacy = "storage:bookmarks"
     /// XEP-0045: Multi-User Chat, the join request's `<x/>`.

@@ -60,6 +60,7 @@ extension ServerConfig {
         .single("data_directory", \.dataDirectory, .string),
         .list("listen", \.listen, .listenAddress),
         .list("direct_tls_listen", \.directTLSListen, .listenAddress),
+        .list("admins", \.admins, .string),
         .single("threads", \.threads, .integer),
         .single("log_level", \.logLevel, .choice(LogLevel.allCases, name: \.name)),
         .single("tls", \.tls.policy, .choice(TLSPolicy.self)),

@@ -21,6 +21,7 @@ extension ServerConfig {
     private mutating func check() throws(ConfigError) {
         if dataDirectory.isEmpty { throw ConfigError(key: "data_directory", "must not be empty") }
         try checkListeners()
+        try normalizeAdmins()
         try require(threads, in: 1...256, key: "threads", formatNumber)
         switch (tls.certificate.isEmpty, tls.privateKey.isEmpty) {
         case (true, false):
@@ -121,6 +122,18 @@ extension ServerConfig {
                 if !seen.insert(address).inserted {
                     throw ConfigError(key: key, "\(address) is listed twice")
                 }
+            }
+        }
+    }
+
+    /// Turns each of `admins` into its account's localpart; an entry must
+    /// be a localpart or a bare JID of the served domain.
+    private mutating func normalizeAdmins() throws(ConfigError) {
+        admins = try admins.map { (entry: String) throws(ConfigError) -> String in
+            do {
+                return try Username.of(account: entry, domain: domain)
+            } catch {
+                throw ConfigError(key: "admins", "'\(entry)' is not an account of \(domain), such as alice or alice@\(domain)")
             }
         }
     }

@@ -28,6 +28,10 @@ public struct ServerConfig: Sendable, Equatable {
     /// Listeners where TLS starts at once, before any XML (XEP-0368), usually
     /// port 5223. Key `direct_tls_listen`, default none.
     public var directTLSListen: [ListenAddress] = []
+    /// The accounts of this domain that may administer the server through
+    /// ad-hoc commands (XEP-0133): localparts or bare JIDs, normalized to
+    /// localparts by validation. Key `admins`, default empty: nobody.
+    public var admins: [String] = []
     /// Event loop threads; each connection belongs to one. Key `threads`,
     /// default 1, from 1 to 256.
     public var threads = 1

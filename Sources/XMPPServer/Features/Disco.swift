@@ -10,6 +10,8 @@ import XMPPCore
 /// not tell a stranger which accounts exist). The domain's items are the
 /// services features host at domains of their own (`Hooks.advertiseItem`,
 /// such as HTTP upload); an account's items are its PEP nodes (`PEP`).
+/// A node of the domain is answered by the feature that owns it
+/// (`Hooks.onHostDiscoNode`: the ad-hoc commands).
 public struct Disco: ServerFeature {
     public init() {}
 
@@ -19,6 +21,7 @@ public struct Disco: ServerFeature {
             hooks.advertiseOnAccount(feature)
         }
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.host]) { request in
+            if let answer = try Self.nodeAnswer(request) { return answer }
             var query = try DiscoAnswer.query(request)
             query.append(DiscoAnswer.identity(category: "server", type: "im", name: "Swiftlet"))
             query = DiscoAnswer.adding(request.server.hooks.discoFeatures, to: query)
@@ -30,6 +33,7 @@ public struct Disco: ServerFeature {
         }
         hooks.onIQ(.get, NS.discoInfo, "query", to: [.user], Self.contactInfo)
         hooks.onIQ(.get, NS.discoItems, "query", to: [.host]) { request in
+            if let answer = try Self.nodeAnswer(request) { return answer }
             var query = try DiscoAnswer.query(request)
             for item in request.server.hooks.discoItems {
                 var element = Element("item", namespace: NS.discoItems, attributes: ["jid": item.jid])
@@ -38,6 +42,16 @@ public struct Disco: ServerFeature {
             }
             return .result(query)
         }
+    }
+
+    /// The answer of the feature that owns the node a query to the server
+    /// names (`Hooks.onHostDiscoNode`), or nil for `DiscoAnswer.query` to
+    /// answer.
+    private static func nodeAnswer(_ request: IQRequest) throws -> IQAnswer? {
+        guard let node = request.iq.payload![attribute: "node"],
+            let handler = request.server.hooks.hostDiscoNodeHandler(node)
+        else { return nil }
+        return try handler(request)
     }
 
     /// disco#info of another user's bare JID: the account's, if the user

@@ -11,6 +11,7 @@ public enum Features {
             SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(), LegacyArchivingPreferences(),
             StreamManagement(), FASTTokenExpiry(), HTTPUpload(config: config), PEP(), PrivateStorage(), BookmarksConversion(),
             AvatarConversion(presenceServices: config.muc.enabled ? [config.mucService] : []), ContactAddresses(config.contact), ExternalServices(config.externalServices, clock: clock),
+            AdHocCommands(),
         ]
         features.append(MultiUserChat(config: config, clock: clock))
         if config.archive.enabled { features.append(MessageArchive(config.archive, clock: clock)) }

@@ -82,6 +82,7 @@ public struct Registration: ServerFeature {
         let (username, password) = try credentials(in: query, domain: server.domain)
         guard username == own else { throw StanzaError(.notAllowed, text: "you can only change your own password") }
         return .after({ server.accounts.changePassword(username: own, password: password, on: server.loop, $0) }) {
+            _ in
             session.log.info("password changed for \(own)@\(server.domain)")
             server.revokeSessions(of: own, except: session, because: "the password was changed")
             return .result()

@@ -117,6 +117,9 @@ public final class Hooks: @unchecked Sendable {
     /// By service domain: the handler of the get/set IQs to it, or to an
     /// address at it, that no `iqHandlers` entry takes.
     private var serviceIQHandlers: [String: IQHandler] = [:]
+    /// By node: the handler of disco#info and disco#items queries to the
+    /// server's domain for that node (`onHostDiscoNode`).
+    private var hostDiscoNodeHandlers: [String: IQHandler] = [:]
     private var nonzaHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Void] = [:]
     private var streamFeatureProviders: [@Sendable (ClientSession) -> Element?] = []
     private var bindInlineHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Element?] = [:]
@@ -249,6 +252,16 @@ public final class Hooks: @unchecked Sendable {
         serviceIQHandlers[domain] = handler
     }
 
+    /// Answers disco#info and disco#items queries to the server's domain
+    /// that name `node` (XEP-0030 §3.2, §4.2), such as the ad-hoc command
+    /// list (XEP-0050 §2.2); `Disco` answers a query without a node, and
+    /// one for a node nobody handles with `item-not-found`.
+    public func onHostDiscoNode(_ node: String, _ handler: @escaping IQHandler) {
+        checkInstalling()
+        precondition(hostDiscoNodeHandlers[node] == nil, "two features answer disco node \(node)")
+        hostDiscoNodeHandlers[node] = handler
+    }
+
     /// Handles a top-level non-stanza element (CSI, stream management).
     public func onNonza(
         _ namespace: String, _ name: String, _ handler: @escaping @Sendable (Element, ClientSession) -> Void
@@ -333,6 +346,11 @@ public final class Hooks: @unchecked Sendable {
 
     func iqHandler(_ type: IQ.IQType, _ payload: Element, _ target: IQTarget) -> IQHandler? {
         iqHandlers[IQKey(type: type, namespace: payload.namespace, name: payload.name, target: target)]
+    }
+
+    /// The handler of disco queries to the server for `node`, if any.
+    func hostDiscoNodeHandler(_ node: String) -> IQHandler? {
+        hostDiscoNodeHandlers[node]
     }
 
     /// The handler of IQs to `domain` or an address at it that no other

@@ -157,6 +157,11 @@ public final class SessionRegistry: Sendable {
         return sessions(of: bare)
     }
 
+    /// Every bound session, sorted by JID.
+    public var all: [SessionHandle] {
+        table.withLock { $0.values.flatMap(\.values) }.sorted { $0.jid.description < $1.jid.description }
+    }
+
     /// How many sessions are bound.
     public var count: Int {
         table.withLock { $0.values.reduce(0) { $0 + $1.count } }

@@ -307,7 +307,8 @@ extension ClientSession {
         phase = .authenticated
         parser.limits = server.authenticatedLimits
         server.loginThrottle.succeeded(account: username)
-        let client = sasl.request?.software.map { ", client \($0)" } ?? ""
+        clientSoftware = sasl.request?.software
+        let client = clientSoftware.map { ", client \($0)" } ?? ""
         log.info("authenticated as \(username)@\(server.domain) with \(mechanism)\(channelBindingNote(mechanism))\(client)")
         if let request = sasl.request {
             sasl.request = nil

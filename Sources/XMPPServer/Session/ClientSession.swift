@@ -1,3 +1,4 @@
+import Foundation
 import XMPPCore
 import XMPPNet
 import XMPPStorage
@@ -29,6 +30,12 @@ public final class ClientSession {
     weak var transport: (any SessionTransport)?
     /// The peer's IP address, for per-address throttling.
     var peerHost: String
+    /// When the connection was accepted, by the wall clock (for the
+    /// admins' list of sessions).
+    let connectedAt: Date
+    /// The client software the SASL2 request named (XEP-0388
+    /// `<user-agent><software/>`), if any.
+    var clientSoftware: String?
     var log: Logger
     var parser: XMLStreamParser
     /// How the stream's XML travels: one document over TCP, or a message
@@ -109,6 +116,7 @@ public final class ClientSession {
         self.server = server
         self.transport = transport
         self.peerHost = transport.peerHost
+        self.connectedAt = server.wallClock.date
         self.log = server.log.labelled("c2s#\(id) \(transport.peerAddress)")
         self.parser = XMLStreamParser(limits: server.unauthenticatedLimits)
         self.framing = transport is WebSocketTransport ? .webSocket : .xmlStream

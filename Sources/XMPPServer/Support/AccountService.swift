@@ -29,10 +29,11 @@ public protocol AccountService: Sendable {
         username: String, password: String, on loop: any Loop,
         _ completion: @escaping (Result<Bool, any Error>) -> Void)
 
-    /// Replaces the password of an existing account.
+    /// Replaces the password of an existing account (which ends its FAST
+    /// tokens); false when there is no such account.
     func changePassword(
         username: String, password: String, on loop: any Loop,
-        _ completion: @escaping (Result<Void, any Error>) -> Void)
+        _ completion: @escaping (Result<Bool, any Error>) -> Void)
 
     /// Deletes an account, everything stored for it, and its entries in
     /// other users' rosters; `nil` when there was no such account.

@@ -87,11 +87,11 @@ public struct StoredAccounts: AccountService {
 
     public func changePassword(
         username: String, password: String, on loop: any Loop,
-        _ completion: @escaping (Result<Void, any Error>) -> Void
+        _ completion: @escaping (Result<Bool, any Error>) -> Void
     ) {
         let iterations = iterations
         run(on: loop, completion) { stores in
-            _ = try stores.accounts.replaceCredentials(
+            try stores.accounts.replaceCredentials(
                 of: username, with: Self.credentials(for: password, iterations: iterations))
         }
     }

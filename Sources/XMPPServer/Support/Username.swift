@@ -26,6 +26,20 @@ enum Username {
         return localpart
     }
 
+    /// The normalized username of `account`, given as a username
+    /// (`alice`) or as a bare JID of `domain` (`alice@localhost`), as
+    /// admins name accounts (the `admins` setting, XEP-0133 forms).
+    /// - Throws: `not-acceptable`, with the reason as text.
+    static func of(account: String, domain: String) throws(StanzaError) -> String {
+        guard account.contains("@") || account.contains("/") else { return try normalize(account, domain: domain) }
+        guard let jid = try? JID(account), jid.domainpart == domain, jid.resourcepart == nil,
+            let localpart = jid.localpart
+        else {
+            throw StanzaError(.notAcceptable, text: "'\(account)' is not an account of \(domain)")
+        }
+        return try normalize(localpart, domain: domain)
+    }
+
     /// Checks that `password` can become SCRAM credentials: not empty, at
     /// most `SASLPlain.maximumPasswordByteCount` bytes (so that it can log in
     /// with PLAIN too, and so that preparing it is cheap), and valid under
