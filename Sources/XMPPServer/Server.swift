@@ -38,6 +38,8 @@ public final class Server: @unchecked Sendable {
     private var nextID = 1
     private var signalSources: [DispatchSourceSignal] = []
     private let stopped = DispatchSemaphore(value: 0)
+    /// The group chat rooms, for the admin page.
+    private let rooms: MUCRooms?
 
     /// Opens storage, loads or creates the certificate and the SCRAM
     /// secret, and creates the loop. Nothing listens yet.
@@ -70,10 +72,12 @@ public final class Server: @unchecked Sendable {
         log.notice("TLS \(policy); SCRAM without TLS: \(policy.allowsSCRAMWithoutTLS ? "yes" : "no"); PLAIN only over TLS")
         for warning in config.warnings { log.warning(warning) }
         loop = try EventLoop.start(name: "swiftlet.loop")
+        let features = Features.standard(config)
+        rooms = features.lazy.compactMap { ($0 as? MultiUserChat)?.rooms }.first
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tlsContext, tlsRequired: policy.requirement == .required,
             storage: storage,
-            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(config)),
+            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(features),
             loginThrottle: LoginThrottle(
                 perAddress: config.authentication.loginThrottle,
                 perAccount: config.authentication.accountLoginThrottle),
@@ -141,6 +145,11 @@ public final class Server: @unchecked Sendable {
                 transport.session = ClientSession(server: context, transport: transport, id: nextID)
                 nextID += 1
             })
+        }
+        if config.http.adminPage, !config.admins.isEmpty {
+            let page = AdminPage(server: context, rooms: rooms)
+            routes.add(AdminPage.path, page)
+            routes.add(AdminPage.path + "/", page)
         }
         let http = HTTPServer(
             loop: loop, context: context, responder: routes, tlsContext: httpsContext,

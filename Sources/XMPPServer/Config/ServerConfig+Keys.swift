@@ -114,6 +114,7 @@ extension ServerConfig {
         .single("http_timeout", \.http.timeout, .duration),
         .single("websocket", \.http.webSocket, .boolean),
         .list("websocket_origins", \.http.webSocketOrigins, .string),
+        .single("admin_page", \.http.adminPage, .boolean),
         .single("upload", \.upload.enabled, .boolean),
         .single("upload_service", \.upload.service, .string),
         .single("upload_url", \.upload.url, .string),

@@ -346,6 +346,10 @@ public struct ServerConfig: Sendable, Equatable {
         /// authenticates inside the stream, never with a cookie. Key
         /// `websocket_origins`, default empty.
         public var webSocketOrigins: [String] = []
+        /// Whether the admin page is served at `/admin` (on HTTPS, and on
+        /// plain HTTP to loopback clients) for the accounts `admins`
+        /// names. Key `admin_page`, default yes.
+        public var adminPage = true
     }
 
     /// HTTP file upload settings (XEP-0363).
