@@ -57,19 +57,12 @@ public struct AdminOperations {
     public func addAccount(
         _ account: String, password: String, _ completion: @escaping (Result<JID, any Error>) -> Void
     ) {
-        let username: String
-        do {
-            username = try self.username(account)
-            try Self.check(password)
-        } catch {
-            return later(completion, .failure(error))
-        }
-        server.accounts.register(username: username, password: password, on: server.loop) { [server] result in
-            completion(result.flatMap { created in
-                guard created else { return .failure(AdminOperationError(.exists, "\(username)@\(server.domain) already exists")) }
-                server.log.info("admin: account \(username)@\(server.domain) added")
-                return Result { try JID(localpart: username, domainpart: server.domain) }
-            })
+        onAccount(account, password: password, completion, ifNot: { AdminOperationError(.exists, "\($0) already exists") }) {
+            [server] username, jid, done in
+            server.accounts.register(username: username, password: password, on: server.loop) { result in
+                if case .success(true) = result { server.log.info("admin: account \(jid) added") }
+                done(result)
+            }
         }
     }
 
@@ -78,17 +71,8 @@ public struct AdminOperations {
     /// - Parameter completion: The account's bare JID, or an
     ///   `AdminOperationError` when there is no such account.
     public func deleteAccount(_ account: String, _ completion: @escaping (Result<JID, any Error>) -> Void) {
-        let username: String
-        do {
-            username = try self.username(account)
-        } catch {
-            return later(completion, .failure(error))
-        }
-        server.deleteAccount(username) { [server] result in
-            completion(result.flatMap { deleted in
-                guard deleted else { return .failure(Self.noAccount(username, server.domain)) }
-                return Result { try JID(localpart: username, domainpart: server.domain) }
-            })
+        onAccount(account, completion, ifNot: Self.noAccount) { [server] username, _, done in
+            server.deleteAccount(username, then: done)
         }
     }
 
@@ -102,20 +86,14 @@ public struct AdminOperations {
         _ account: String, password: String, keeping: ClientSession? = nil,
         _ completion: @escaping (Result<JID, any Error>) -> Void
     ) {
-        let username: String
-        do {
-            username = try self.username(account)
-            try Self.check(password)
-        } catch {
-            return later(completion, .failure(error))
-        }
-        server.accounts.changePassword(username: username, password: password, on: server.loop) { [server] result in
-            completion(result.flatMap { changed in
-                guard changed else { return .failure(Self.noAccount(username, server.domain)) }
-                server.log.info("admin: password of \(username)@\(server.domain) changed")
-                server.revokeSessions(of: username, except: keeping, because: "the password was changed")
-                return Result { try JID(localpart: username, domainpart: server.domain) }
-            })
+        onAccount(account, password: password, completion, ifNot: Self.noAccount) { [server] username, jid, done in
+            server.accounts.changePassword(username: username, password: password, on: server.loop) { result in
+                if case .success(true) = result {
+                    server.log.info("admin: password of \(jid) changed")
+                    server.revokeSessions(of: username, except: keeping, because: "the password was changed")
+                }
+                done(result)
+            }
         }
     }
 
@@ -157,6 +135,27 @@ public struct AdminOperations {
         later(completion, .success(handles.count))
     }
 
+    /// Runs `operation` on the account `account` names (with `password`
+    /// checked first, when given), and completes with the account's bare
+    /// JID when it reports `true`, with `ifNot` when it reports `false`; an
+    /// unusable name or password completes with why, in a later loop turn.
+    private func onAccount(
+        _ account: String, password: String? = nil, _ completion: @escaping (Result<JID, any Error>) -> Void,
+        ifNot refusal: @escaping (JID) -> AdminOperationError,
+        _ operation: (_ username: String, _ jid: JID, _ done: @escaping (Result<Bool, any Error>) -> Void) -> Void
+    ) {
+        let jid: JID
+        do {
+            jid = try JID(localpart: try username(account), domainpart: server.domain)
+            if let password { try Self.check(password) }
+        } catch {
+            return later(completion, .failure(error))
+        }
+        operation(jid.localpart!, jid) { result in
+            completion(result.flatMap { done in done ? .success(jid) : .failure(refusal(jid)) })
+        }
+    }
+
     /// The username of `account`.
     private func username(_ account: String) throws(AdminOperationError) -> String {
         do {
@@ -174,8 +173,8 @@ public struct AdminOperations {
         }
     }
 
-    private static func noAccount(_ username: String, _ domain: String) -> AdminOperationError {
-        AdminOperationError(.notFound, "no account \(username)@\(domain)")
+    private static func noAccount(_ jid: JID) -> AdminOperationError {
+        AdminOperationError(.notFound, "no account \(jid)")
     }
 
     /// Completes with `result` in a later loop turn, as every operation does.

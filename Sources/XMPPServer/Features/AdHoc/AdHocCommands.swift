@@ -21,11 +21,7 @@ public struct AdHocCommands: ServerFeature {
 
     /// The feature with the XEP-0133 commands.
     public init() {
-        self.init(AdminCommands.all)
-    }
-
-    init(_ commands: [AdHocCommand]) {
-        self.commands = Dictionary(uniqueKeysWithValues: commands.map { ($0.node, $0) })
+        commands = Dictionary(uniqueKeysWithValues: AdminCommands.all.map { ($0.node, $0) })
     }
 
     public func install(_ hooks: Hooks) {
@@ -123,7 +119,7 @@ public struct AdHocCommands: ServerFeature {
                     "note", namespace: NS.commands, attributes: ["type": note.kind.rawValue], children: [.text(note.text)]))
             }
             if let form = outcome.form { reply.append(form.element) }
-            request.session.log.info("admin command \(command.node) completed")
+            request.session.log.info("\(request.iq.from?.description ?? "?") ran the command \(command.node)")
             return .result(reply)
         }
     }

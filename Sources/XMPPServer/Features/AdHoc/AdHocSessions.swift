@@ -9,7 +9,8 @@ import XMPPNet
 /// made), so the bounds are fixed, not settings: at most
 /// `maximumPerAccount` per admin account, the oldest giving way to a new
 /// one (a client that forgets to cancel never locks its admin out), and
-/// each expires `lifetime` after its last stage.
+/// each expires `lifetime` after it was opened (every command here has
+/// one stage after its form).
 ///
 /// Shared by every loop, so guarded by a mutex; never held across I/O.
 final class AdHocSessions: Sendable {
@@ -26,6 +27,9 @@ final class AdHocSessions: Sendable {
         var owner: JID
         /// When it expires.
         var expiry: ContinuousClock.Instant
+        /// How many sessions were opened before it: its age among sessions
+        /// opened in the same instant.
+        var serial: Int
     }
 
     /// Why an id does not lead to a session the requester may continue.
@@ -36,19 +40,20 @@ final class AdHocSessions: Sendable {
         case expired
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Mutex<(open: [String: Entry], opened: Int)>(([:], 0))
 
     /// Opens a session of `node` for `owner` and returns its id, ending the
     /// owner account's oldest one when it holds `maximumPerAccount`.
     func open(_ node: String, for owner: JID, now: ContinuousClock.Instant) -> String {
         let id = Base64.encodeURLSafe(Crypto.randomBytes(count: 12))
         entries.withLock { entries in
-            entries = entries.filter { $0.value.expiry > now }
-            let own = entries.filter { $0.value.owner.bare == owner.bare }.sorted { $0.value.expiry < $1.value.expiry }
+            entries.open = entries.open.filter { $0.value.expiry > now }
+            let own = entries.open.filter { $0.value.owner.bare == owner.bare }.sorted { $0.value.serial < $1.value.serial }
             for (oldest, _) in own.prefix(max(0, own.count - Self.maximumPerAccount + 1)) {
-                entries[oldest] = nil
+                entries.open[oldest] = nil
             }
-            entries[id] = Entry(node: node, owner: owner, expiry: now + Self.lifetime)
+            entries.open[id] = Entry(node: node, owner: owner, expiry: now + Self.lifetime, serial: entries.opened)
+            entries.opened += 1
         }
         return id
     }
@@ -58,8 +63,8 @@ final class AdHocSessions: Sendable {
     /// - Throws: `Refusal`; an expired session is ended too.
     func close(_ id: String, node: String, for owner: JID, now: ContinuousClock.Instant) throws(Refusal) -> Entry {
         let found = entries.withLock { entries -> Entry? in
-            guard let entry = entries[id], entry.node == node, entry.owner == owner else { return nil }
-            entries[id] = nil
+            guard let entry = entries.open[id], entry.node == node, entry.owner == owner else { return nil }
+            entries.open[id] = nil
             return entry
         }
         guard let found else { throw .unknown }
@@ -68,5 +73,5 @@ final class AdHocSessions: Sendable {
     }
 
     /// How many sessions are open, expired ones not yet swept included.
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { entries.withLock { $0.open.count } }
 }

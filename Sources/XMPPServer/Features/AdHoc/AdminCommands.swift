@@ -17,14 +17,10 @@ enum AdminCommands {
         node: node("add-user"), name: "Add a user",
         form: .init(
             title: "Adding a user", instructions: "Fill out this form to add a user.",
-            fields: [
-                .init("accountjid", type: "jid-single", label: "The JID of the account to add", extras: [required]),
-                .init("password", type: "text-private", label: "The password for this account", extras: [required]),
-                .init("password-verify", type: "text-private", label: "Retype password"),
-            ])
+            fields: accountAndPassword("The JID of the account to add", "The password for this account")
+                + [.init("password-verify", type: "text-private", label: "Retype password")])
     ) { form, request in
-        let account = try form!.required("accountjid")
-        let password = try form!.required("password")
+        let (account, password) = try accountAndPassword(in: form!)
         let verify = form!.values("password-verify").first ?? password
         return { completion in
             guard verify == password else {
@@ -37,30 +33,19 @@ enum AdminCommands {
     }
 
     /// §4.2: deletes accounts, ending their sessions.
-    static let deleteUser = AdHocCommand(
-        node: node("delete-user"), name: "Delete users",
-        form: .init(
-            title: "Deleting users", instructions: "Fill out this form to delete users.",
-            fields: [.init("accountjids", type: "jid-multi", label: "The JIDs of the accounts to delete", extras: [required])])
-    ) { form, request in
-        let operations = AdminOperations(server: request.server)
-        return forEach(try accounts(form!)) { account, completion in
-            operations.deleteAccount(account) { result in completion(result.map { "\($0) deleted" }) }
-        }
+    static let deleteUser = eachAccountCommand(
+        "delete-user", name: "Delete users", title: "Deleting users", label: "The JIDs of the accounts to delete"
+    ) { operations, account, completion in
+        operations.deleteAccount(account) { result in completion(result.map { "\($0) deleted" }) }
     }
 
     /// §4.5: ends every session of accounts, or single sessions (full
     /// JIDs).
-    static let endUserSession = AdHocCommand(
-        node: node("end-user-session"), name: "End user sessions",
-        form: .init(
-            title: "Ending user sessions", instructions: "Fill out this form to end users' sessions.",
-            fields: [.init("accountjids", type: "jid-multi", label: "The JIDs whose sessions to end", extras: [required])])
-    ) { form, request in
-        let operations = AdminOperations(server: request.server)
-        return forEach(try accounts(form!)) { account, completion in
-            operations.endSessions(of: account) { result in completion(result.map { "\(account): \($0) session(s) ended" }) }
-        }
+    static let endUserSession = eachAccountCommand(
+        "end-user-session", name: "End user sessions", title: "Ending user sessions",
+        label: "The JIDs whose sessions to end"
+    ) { operations, account, completion in
+        operations.endSessions(of: account) { result in completion(result.map { "\(account): \($0) session(s) ended" }) }
     }
 
     /// §4.7: sets an account's password, ending its sessions (but the
@@ -69,13 +54,9 @@ enum AdminCommands {
         node: node("change-user-password"), name: "Change a user's password",
         form: .init(
             title: "Changing a user's password", instructions: "Fill out this form to change a user's password.",
-            fields: [
-                .init("accountjid", type: "jid-single", label: "The JID of the account", extras: [required]),
-                .init("password", type: "text-private", label: "The new password", extras: [required]),
-            ])
+            fields: accountAndPassword("The JID of the account", "The new password"))
     ) { form, request in
-        let account = try form!.required("accountjid")
-        let password = try form!.required("password")
+        let (account, password) = try accountAndPassword(in: form!)
         return { completion in
             AdminOperations(server: request.server).resetPassword(account, password: password, keeping: request.session) {
                 result in
@@ -101,44 +82,22 @@ enum AdminCommands {
     ) { _, request in
         { completion in
             AdminOperations(server: request.server).onlineSessions { sessions in
-                let users = Set(sessions.map(\.jid.bare)).count
+                let users = onlineAccounts(sessions).count
                 completion(.success(resultForm("onlineusersnum", "The number of online users", [String(users)])))
             }
         }
     }
 
     /// §4.21: the accounts, up to `max_items`.
-    static let registeredUsersList = AdHocCommand(
-        node: node("get-registered-users-list"), name: "Get the list of registered users",
-        form: .init(
-            title: "Requesting the list of registered users", instructions: "How many users should the list show?",
-            fields: [maxItems])
-    ) { form, request in
-        let limit = try maximum(form!)
-        return { completion in
-            AdminOperations(server: request.server).accounts { accounts in
-                completion(accounts.map { all in
-                    listResult("registereduserjids", "The registered users", all.map(\.description), limit: limit)
-                })
-            }
-        }
+    static let registeredUsersList = listCommand("get-registered-users-list", "registered users", "registereduserjids") {
+        operations, completion in
+        operations.accounts { completion($0.map { $0.map(\.description) }) }
     }
 
     /// §4.22: the accounts with a session, up to `max_items`.
-    static let onlineUsersList = AdHocCommand(
-        node: node("get-online-users-list"), name: "Get the list of online users",
-        form: .init(
-            title: "Requesting the list of online users", instructions: "How many users should the list show?",
-            fields: [maxItems])
-    ) { form, request in
-        let limit = try maximum(form!)
-        return { completion in
-            AdminOperations(server: request.server).onlineSessions { sessions in
-                var seen: Set<JID> = []
-                let users = sessions.map(\.jid.bare).filter { seen.insert($0).inserted }.map(\.description)
-                completion(.success(listResult("onlineuserjids", "The online users", users, limit: limit)))
-            }
-        }
+    static let onlineUsersList = listCommand("get-online-users-list", "online users", "onlineuserjids") {
+        operations, completion in
+        operations.onlineSessions { completion(.success(onlineAccounts($0).map(\.description))) }
     }
 
     /// §4.23: a message to every online user.
@@ -159,6 +118,34 @@ enum AdminCommands {
 
     // MARK: - Pieces
 
+    /// A command of §4.21 or §4.22: its form asks for `max_items`, and its
+    /// result lists, in the `jid-multi` field `field`, the first
+    /// `max_items` of the JIDs `list` completes with.
+    private static func listCommand(
+        _ name: String, _ users: String, _ field: String,
+        _ list: @escaping @Sendable (AdminOperations, @escaping (Result<[String], any Error>) -> Void) -> Void
+    ) -> AdHocCommand {
+        AdHocCommand(
+            node: node(name), name: "Get the list of \(users)",
+            form: .init(
+                title: "Requesting the list of \(users)", instructions: "How many users should the list show?",
+                fields: [maxItems])
+        ) { form, request in
+            let limit = try maximum(form!)
+            return { completion in
+                list(AdminOperations(server: request.server)) { result in
+                    completion(result.map { listResult(field, "The \(users)", $0, limit: limit) })
+                }
+            }
+        }
+    }
+
+    /// The accounts with a session among `sessions`, in their order.
+    private static func onlineAccounts(_ sessions: [OnlineSession]) -> [JID] {
+        var seen: Set<JID> = []
+        return sessions.map(\.jid.bare).filter { seen.insert($0).inserted }
+    }
+
     /// `<required/>` of XEP-0004 §3.2.
     private static let required = Element("required", namespace: NS.dataForms)
 
@@ -172,6 +159,37 @@ enum AdminCommands {
         guard let value = form.values("max_items").first, value != "none" else { return nil }
         guard let limit = Int(value), limit > 0 else { throw AdHocError.badPayload("max_items must be a number or none") }
         return limit
+    }
+
+    /// A command whose form takes `accountjids` (XEP-0133 §4.2, §4.5) and
+    /// that runs `operation` on each in turn (`forEach`).
+    private static func eachAccountCommand(
+        _ command: String, name: String, title: String, label: String,
+        _ operation: @escaping @Sendable (AdminOperations, String, @escaping (Result<String, any Error>) -> Void) -> Void
+    ) -> AdHocCommand {
+        AdHocCommand(
+            node: node(command), name: name,
+            form: .init(
+                title: title, instructions: "Fill out this form, one JID a line.",
+                fields: [.init("accountjids", type: "jid-multi", label: label, extras: [required])])
+        ) { form, request in
+            let operations = AdminOperations(server: request.server)
+            return forEach(try accounts(form!)) { operation(operations, $0, $1) }
+        }
+    }
+
+    /// The required fields `accountjid` and `password` (XEP-0133 §4.1,
+    /// §4.7), labelled.
+    private static func accountAndPassword(_ accountLabel: String, _ passwordLabel: String) -> [DataForm.Field] {
+        [
+            .init("accountjid", type: "jid-single", label: accountLabel, extras: [required]),
+            .init("password", type: "text-private", label: passwordLabel, extras: [required]),
+        ]
+    }
+
+    /// The `accountjid` and `password` of a submitted form.
+    private static func accountAndPassword(in form: DataForm) throws(StanzaError) -> (String, String) {
+        (try form.required("accountjid"), try form.required("password"))
     }
 
     /// The `accountjids` of a submitted form.
