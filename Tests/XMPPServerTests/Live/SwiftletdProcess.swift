@@ -17,14 +17,15 @@ final class SwiftletdProcess {
     /// The certificate it generated in its data directory, trusted by clients.
     let certificatePEM: String
 
-    /// Starts `swiftletd` on `dataDirectory` and waits for its
+    /// Starts `swiftletd` on `dataDirectory`, with `arguments` after the
+    /// listeners (`--config FILE`), and waits for its
     /// "listening on 127.0.0.1:PORT" log line.
     /// - Throws: `TestFailure` (with the daemon's output) if it does not
     ///   start listening within `startTimeout`.
-    init(dataDirectory: String) throws {
+    init(dataDirectory: String, arguments: [String] = []) throws {
         child = try ChildProcess(
             try Self.executable(),
-            ["--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--data-dir", dataDirectory])
+            ["--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--data-dir", dataDirectory] + arguments)
         let line = try child.waitForLine(containing: "listening on 127.0.0.1:", timeout: Self.startTimeout)
         let text = line.split(separator: "listening on ").last?.split(separator: " ").first.map(String.init)
         guard let text, let address = SocketAddress(text) else {
