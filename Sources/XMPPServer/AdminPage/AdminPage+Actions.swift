@@ -31,7 +31,9 @@ extension AdminPage {
         case "/sessions/end":
             let jid = form["jid"] ?? ""
             operations.endSessions(of: jid) { result in
-                answer("/sessions", result) { $0 == 0 ? "\(jid) was not connected (any more)." : "Ended the session of \(jid)." }
+                answer("/sessions", result) {
+                    $0 == 0 ? "\(jid) was not connected (any more)." : "Ended the session of \(jid)."
+                }
             }
         case "/accounts/add":
             operations.addAccount(account, password: password) { result in

@@ -56,11 +56,14 @@ extension AdminPage {
         let uploadRoot = server.upload?.files.root
         server.storage.run(
             on: server.loop,
-            { stores in (try stores.accounts.accountCount(), StorageSizes(dataDirectory: directory, uploads: uploadRoot)) }
+            { stores in
+                (try stores.accounts.accountCount(), StorageSizes(dataDirectory: directory, uploads: uploadRoot))
+            }
         ) { [self] result in
             switch result {
             case .success(let (accounts, sizes)):
-                completion(serverFacts(accounts: accounts) + listenerFacts() + storageFacts(sizes) + roomsTable() + problems())
+                completion(
+                    serverFacts(accounts: accounts) + listenerFacts() + storageFacts(sizes) + roomsTable() + problems())
             case .failure(let error):
                 completion(storageFailure(error))
             }
@@ -103,7 +106,12 @@ extension AdminPage {
         "<h2>Storage</h2>\n"
             + AdminHTML.facts(
                 sizes.databaseFiles.map { (name, bytes) in (name, AdminHTML.escape(Self.format(bytes: bytes))) }
-                    + [("Uploaded files", sizes.uploads.map { AdminHTML.escape(Self.format(bytes: $0)) } ?? "upload off")])
+                    + [
+                        (
+                            "Uploaded files",
+                            sizes.uploads.map { AdminHTML.escape(Self.format(bytes: $0)) } ?? "upload off"
+                        )
+                    ])
     }
 
     /// The group chat rooms, when there are any.
@@ -166,7 +174,8 @@ extension AdminPage {
                 AdminHTML.form(
                     "accounts/password", formToken: token,
                     fields: AdminHTML.hidden("account", name)
-                        + AdminHTML.input("New password", name: "password", type: "password", autocomplete: "new-password"),
+                        + AdminHTML.input(
+                            "New password", name: "password", type: "password", autocomplete: "new-password"),
                     button: "Reset password"),
                 "<a href=\"\(Self.path)/accounts/delete?\(AdminHTML.escape(query))\">Delete…</a>",
             ]
@@ -179,7 +188,8 @@ extension AdminPage {
         """
         <p>Delete <strong>\(AdminHTML.escape(account))</strong> with everything stored for it (roster, \
         offline messages, archive, files)? Its sessions end, and its contacts are told.</p>
-        \(AdminHTML.form("accounts/delete", formToken: token, fields: AdminHTML.hidden("account", account), button: "Delete"))
+        \(AdminHTML.form(
+            "accounts/delete", formToken: token, fields: AdminHTML.hidden("account", account), button: "Delete"))
         <p><a href="\(Self.path)/accounts">Cancel</a></p>
 
         """
@@ -199,7 +209,9 @@ extension AdminPage {
     /// `2 d 3 h 4 min 5 s`, leaving out leading zero units.
     static func format(_ duration: Duration) -> String {
         let seconds = max(0, duration.components.seconds)
-        let parts = [(seconds / 86400, "d"), (seconds / 3600 % 24, "h"), (seconds / 60 % 60, "min"), (seconds % 60, "s")]
+        let parts = [
+            (seconds / 86400, "d"), (seconds / 3600 % 24, "h"), (seconds / 60 % 60, "min"), (seconds % 60, "s"),
+        ]
         let shown = parts.drop { $0.0 == 0 }.map { "\($0.0) \($0.1)" }
         return shown.isEmpty ? "0 s" : shown.joined(separator: " ")
     }
@@ -208,7 +220,9 @@ extension AdminPage {
     static func format(bytes: Int) -> String {
         var value = Double(bytes)
         for unit in ["bytes", "KiB", "MiB", "GiB"] {
-            if value < 1024 || unit == "GiB" { return unit == "bytes" ? "\(bytes) bytes" : String(format: "%.1f \(unit)", value) }
+            if value < 1024 || unit == "GiB" {
+                return unit == "bytes" ? "\(bytes) bytes" : String(format: "%.1f \(unit)", value)
+            }
             value /= 1024
         }
         return "\(bytes) bytes"

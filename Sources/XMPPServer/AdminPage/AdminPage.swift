@@ -68,7 +68,8 @@ final class AdminPage: HTTPResponder {
             if page == "/style.css" {
                 return connection.respond(
                     HTTPResponse(
-                        .ok, fields: [("Content-Type", "text/css; charset=utf-8"), ("X-Content-Type-Options", "nosniff")],
+                        .ok,
+                        fields: [("Content-Type", "text/css; charset=utf-8"), ("X-Content-Type-Options", "nosniff")],
                         body: Array(AdminHTML.styleSheet.utf8)))
             }
             guard let (_, login) = currentLogin(request) else { return connection.respond(loginForm()) }
@@ -88,12 +89,14 @@ final class AdminPage: HTTPResponder {
                 }
                 if page == "/logout" {
                     logins.end(cookie)
-                    return respond(loginForm(notice: "Logged out.", fields: [cookieField("", secure: connection.isSecure, maxAge: .zero)]))
+                    let expired = cookieField("", secure: connection.isSecure, maxAge: .zero)
+                    return respond(loginForm(notice: "Logged out.", isError: false, fields: [expired]))
                 }
                 act(page, form, login, respond: respond)
             }
         default:
-            connection.respond(.text(.methodNotAllowed, "the admin page takes GET, HEAD and POST", fields: [("Allow", "GET, HEAD, POST")]))
+            let allow = [(name: "Allow", value: "GET, HEAD, POST")]
+            connection.respond(.text(.methodNotAllowed, "the admin page takes GET, HEAD and POST", fields: allow))
         }
     }
 
@@ -113,7 +116,8 @@ final class AdminPage: HTTPResponder {
 
             """
         return AdminHTML.page(
-            "Log in", status: status, formToken: nil, notice: notice.map { AdminHTML.Notice(text: $0, isError: isError) },
+            "Log in", status: status, formToken: nil,
+            notice: notice.map { AdminHTML.Notice(text: $0, isError: isError) },
             body: form, fields: fields)
     }
 
@@ -126,7 +130,9 @@ final class AdminPage: HTTPResponder {
         let password = form["password"] ?? ""
         let username = try? Username.of(account: given, domain: server.domain)
         let host = peer.ipString
-        let check = { [self] in verify(username, given: given, password: password, host: host, secure: secure, respond) }
+        let check = { [self] in
+            verify(username, given: given, password: password, host: host, secure: secure, respond)
+        }
         switch server.loginThrottle.admit(host: host, account: username ?? given, now: server.loop.now) {
         case .now:
             check()
@@ -134,7 +140,8 @@ final class AdminPage: HTTPResponder {
             server.log.notice("admin page: login from \(host) throttled: checked in \(wait)")
             _ = server.loop.scheduleTimer(after: wait, check)
         case .busy(let retryAfter):
-            respond(loginForm(status: .serviceUnavailable, notice: "Too many failed logins; try again in \(retryAfter)."))
+            respond(
+                loginForm(status: .serviceUnavailable, notice: "Too many failed logins; try again in \(retryAfter)."))
         }
     }
 
@@ -153,7 +160,9 @@ final class AdminPage: HTTPResponder {
                 server.loginThrottle.succeeded(account: username)
                 let (cookie, login) = logins.start(username, now: server.loop.now)
                 server.log.notice("admin page: \(username)@\(server.domain) logged in from \(host)")
-                show("", nil, login, fields: [cookieField(cookie, secure: secure, maxAge: AdminWebSessions.maxLifetime)], respond: respond)
+                show(
+                    "", nil, login, fields: [cookieField(cookie, secure: secure, maxAge: AdminWebSessions.maxLifetime)],
+                    respond: respond)
             case .success:
                 server.loginThrottle.failed(host: host, account: username, now: server.loop.now)
                 server.log.notice("admin page: failed login as \(given) from \(host)")
@@ -170,7 +179,8 @@ final class AdminPage: HTTPResponder {
         for field in request.values(of: "cookie") {
             for pair in field.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == AdminWebSessions.cookieName else { continue }
+                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == AdminWebSessions.cookieName
+                else { continue }
                 let cookie = parts[1].trimmingCharacters(in: .whitespaces)
                 if let login = logins.login(cookie, now: server.loop.now) { return (cookie, login) }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import XMPPCore
 
 /// The fields of an `application/x-www-form-urlencoded` body, as the
 /// WHATWG URL standard §5.1 parses them: `&`-separated `name=value` pairs,
@@ -36,7 +37,7 @@ struct FormFields: Equatable {
 
     /// `bytes` with `+` as a space and each `%XX` as its byte (WHATWG URL
     /// §1.3 "percent-decode", after §5.1 step 3.3's `+` replacement).
-    static func percentDecoded(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    private static func percentDecoded(_ bytes: some Collection<UInt8>) -> [UInt8] {
         let bytes = Array(bytes)
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)
@@ -44,7 +45,7 @@ struct FormFields: Equatable {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                let high = Hex.digitValue(bytes[index + 1]), let low = Hex.digitValue(bytes[index + 2])
             {
                 decoded.append(high << 4 | low)
                 index += 3
@@ -54,15 +55,6 @@ struct FormFields: Equatable {
             index += 1
         }
         return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 
@@ -91,7 +83,8 @@ final class FormBodySink: HTTPBodySink {
         _ request: HTTPRequestHead, on connection: HTTPConnection,
         then handle: @escaping (FormFields, _ respond: @escaping (HTTPResponse) -> Void) -> Void
     ) {
-        let type = request[field: "content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = request[field: "content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+            .lowercased()
         guard type == "application/x-www-form-urlencoded" else {
             return connection.respond(.text(.badRequest, "expected a form (application/x-www-form-urlencoded)"))
         }

@@ -163,7 +163,9 @@ final class AdminPageHarness {
     }
 
     @Test func failedLoginsCountForTheLoginThrottle() throws {
-        let admin = try AdminPageHarness { $0.authentication.loginThrottle = ServerConfig.Throttle(2, per: .seconds(300)) }
+        let admin = try AdminPageHarness {
+            $0.authentication.loginThrottle = ServerConfig.Throttle(2, per: .seconds(300))
+        }
         #expect(admin.logIn("admin", "guess-1").status == 403)
         #expect(admin.logIn("admin", "guess-2").status == 403)
         // The address is full: the next attempt is answered one spacing
@@ -188,7 +190,8 @@ final class AdminPageHarness {
         let response = admin.request("GET", "/admin", peer: remote)
         #expect(response.status == 403)
         #expect(response.body.contains("HTTPS"))
-        let login = admin.post("/admin/login", [("username", "admin"), ("password", "admin-pw")], token: nil, peer: remote)
+        let login = admin.post(
+            "/admin/login", [("username", "admin"), ("password", "admin-pw")], token: nil, peer: remote)
         #expect(login.status == 403)
         #expect(login["set-cookie"] == nil)
     }
@@ -318,7 +321,8 @@ final class AdminPageHarness {
     @Test func addingAnAccount() throws {
         let admin = try AdminPageHarness()
         admin.logIn()
-        let response = admin.post("/admin/accounts/add", [("account", "mercutio"), ("password", "queen mab")], token: admin.token)
+        let response = admin.post(
+            "/admin/accounts/add", [("account", "mercutio"), ("password", "queen mab")], token: admin.token)
         #expect(response.body.contains("Added mercutio@localhost."))
         #expect(response.body.contains("<td>mercutio@localhost</td>"))
         let mercutio = admin.server.connect()
@@ -332,7 +336,8 @@ final class AdminPageHarness {
         let romeo = admin.server.connect()
         try romeo.login("romeo", "pw")
         admin.logIn()
-        let response = admin.post("/admin/accounts/password", [("account", "romeo"), ("password", "new-pw")], token: admin.token)
+        let response = admin.post(
+            "/admin/accounts/password", [("account", "romeo"), ("password", "new-pw")], token: admin.token)
         #expect(response.body.contains("Changed the password of romeo@localhost"))
         _ = romeo.receiveElements()
         #expect(romeo.isClosed)
@@ -372,7 +377,8 @@ final class AdminPageHarness {
     @Test func changingTheAdminsOwnPasswordEndsTheLogin() throws {
         let admin = try AdminPageHarness()
         admin.logIn()
-        let response = admin.post("/admin/accounts/password", [("account", "admin"), ("password", "next")], token: admin.token)
+        let response = admin.post(
+            "/admin/accounts/password", [("account", "admin"), ("password", "next")], token: admin.token)
         #expect(response.body.contains("log in with the new one"))
         #expect(admin.get("/admin").body.contains("<h1>Log in</h1>"))
         #expect(admin.logIn("admin", "next").status == 200)

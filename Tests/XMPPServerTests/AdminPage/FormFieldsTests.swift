@@ -21,10 +21,11 @@ import Testing
     }
 
     @Test func percentSignsWithoutTwoHexDigitsStayAsTheyAre() {
-        #expect(fields("a=%&b=%4&c=%zz1&d=100%25") == [
-            .init(name: "a", value: "%"), .init(name: "b", value: "%4"), .init(name: "c", value: "%zz1"),
-            .init(name: "d", value: "100%"),
-        ])
+        #expect(
+            fields("a=%&b=%4&c=%zz1&d=100%25") == [
+                .init(name: "a", value: "%"), .init(name: "b", value: "%4"), .init(name: "c", value: "%zz1"),
+                .init(name: "d", value: "100%"),
+            ])
     }
 
     @Test func utf8IsDecodedAndAnythingElseRefused() {

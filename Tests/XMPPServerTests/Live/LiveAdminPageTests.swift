@@ -44,7 +44,8 @@ struct LiveAdminPageTests {
     }
 
     /// Posts `form` from this page's own origin.
-    private func post(_ http: SocketAddress, _ path: String, _ form: String, cookie: String?) throws -> LiveHTTPResponse {
+    private func post(_ http: SocketAddress, _ path: String, _ form: String, cookie: String?) throws -> LiveHTTPResponse
+    {
         var fields = [
             ("Content-Type", "application/x-www-form-urlencoded"), ("Content-Length", String(form.utf8.count)),
             ("Origin", "http://localhost"),
