@@ -29,6 +29,24 @@ import XMPPTestSupport
         #expect(details.clientSoftware == nil)
     }
 
+    @Test func aSessionShowsTheSoftwareItsSASL2LoginNamed() throws {
+        let (server, _, _) = try adminAndRomeo()
+        let phone = server.connect()
+        try phone.openStream()
+        try phone.startTLS()
+        let plain = try SASLPlain.encode(username: "romeo", password: "pw")
+        phone.send(
+            "<authenticate xmlns='urn:xmpp:sasl:2' mechanism='PLAIN'><initial-response>\(SASLPayload.encode(plain))"
+                + "</initial-response><user-agent id='d2f2a1c4-5bd3-4a4e-8f2a-0c1f1c0d9a11'><software>Conversations</software>"
+                + "</user-agent></authenticate>")
+        #expect(phone.receiveElements().first?.name == "success")
+        try phone.bind("phone")
+        let sessions = try outcome(server, AdminOperations(server: server.context).onlineSessions)
+        let shown = try #require(sessions.first { $0.resource == "phone" })
+        #expect(shown.clientSoftware == "Conversations")
+        #expect(shown.isSecure)
+    }
+
     @Test func operationsCompleteLaterWithTypedFailures() throws {
         let (server, _, _) = try adminAndRomeo()
         let operations = AdminOperations(server: server.context)

@@ -18,8 +18,8 @@ final class SwiftletdProcess {
     let certificatePEM: String
 
     /// Starts `swiftletd` on `dataDirectory`, with `arguments` after the
-    /// listeners (`--config FILE`), and waits for its
-    /// "listening on 127.0.0.1:PORT" log line.
+    /// listeners and the data directory (`--config FILE`), and waits for
+    /// its "listening on 127.0.0.1:PORT" log line.
     /// - Throws: `TestFailure` (with the daemon's output) if it does not
     ///   start listening within `startTimeout`.
     init(dataDirectory: String, arguments: [String] = []) throws {

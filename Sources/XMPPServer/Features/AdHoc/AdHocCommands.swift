@@ -85,7 +85,7 @@ public struct AdHocCommands: ServerFeature {
         }
         guard action != "prev", action != "next" else { throw AdHocError.badAction }
         do {
-            _ = try sessions.close(id, node: node, for: requester, now: now)
+            try sessions.close(id, node: node, for: requester, now: now)
         } catch .unknown {
             throw AdHocError.badSessionID
         } catch .expired {

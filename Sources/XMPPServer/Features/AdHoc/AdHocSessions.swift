@@ -58,10 +58,10 @@ final class AdHocSessions: Sendable {
         return id
     }
 
-    /// Ends the session `id` of `node` that `owner` started and returns
-    /// it; a session at its last stage is not kept.
+    /// Ends the session `id` of `node` that `owner` started: every command
+    /// here is at its last stage once its session is continued.
     /// - Throws: `Refusal`; an expired session is ended too.
-    func close(_ id: String, node: String, for owner: JID, now: ContinuousClock.Instant) throws(Refusal) -> Entry {
+    func close(_ id: String, node: String, for owner: JID, now: ContinuousClock.Instant) throws(Refusal) {
         let found = entries.withLock { entries -> Entry? in
             guard let entry = entries.open[id], entry.node == node, entry.owner == owner else { return nil }
             entries.open[id] = nil
@@ -69,7 +69,6 @@ final class AdHocSessions: Sendable {
         }
         guard let found else { throw .unknown }
         guard found.expiry > now else { throw .expired }
-        return found
     }
 
     /// How many sessions are open, expired ones not yet swept included.
