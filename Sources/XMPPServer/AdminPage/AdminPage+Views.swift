@@ -197,13 +197,9 @@ extension AdminPage {
 
     // MARK: - Formatting
 
-    /// `2026-12-02 04:55:01 UTC`.
+    /// `2026-12-02T04:55:01Z` (ISO 8601, UTC).
     static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
-        return formatter.string(from: date)
+        date.formatted(.iso8601)
     }
 
     /// `2 d 3 h 4 min 5 s`, leaving out leading zero units.

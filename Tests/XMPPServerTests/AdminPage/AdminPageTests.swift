@@ -35,14 +35,14 @@ final class AdminPageHarness {
     /// The current page's form token.
     var token: String?
 
-    init(_ change: (inout ServerConfig) -> Void = { _ in }) throws {
+    init(rooms: MUCRooms? = nil, _ change: (inout ServerConfig) -> Void = { _ in }) throws {
         var config = ServerConfig()
         config.admins = ["admin"]
         change(&config)
         server = try TestServer(config: config)
         try server.addUser("admin", password: "admin-pw")
         try server.addUser("romeo", password: "pw")
-        page = AdminPage(server: server.context, rooms: nil)
+        page = AdminPage(server: server.context, rooms: rooms)
     }
 
     /// Sends `method target` with `fields` and `body` from `peer`, and
@@ -410,6 +410,27 @@ final class AdminPageHarness {
         #expect(!overview.contains("not a problem"))
         #expect(overview.contains("swiftlet.sqlite") == false, "in-memory storage has no files")
         #expect(overview.contains("<th>Uploaded files</th>"))
+    }
+
+    @Test func theOverviewListsRoomsWhenThereAreAny() throws {
+        let rooms = MultiUserChat(config: ServerConfig()).rooms
+        let without = try AdminPageHarness(rooms: rooms)
+        without.logIn()
+        #expect(!without.get("/admin").body.contains("<h2>Rooms</h2>"))
+
+        var configuration = MUCRoomConfiguration(maxUsers: 100, historyLength: 20)
+        configuration.name = "<b>Garden</b>"
+        configuration.persistent = true
+        rooms.restore([
+            MUCRoom(
+                jid: try JID("garden@conference.localhost"), creator: try JID("romeo@localhost"),
+                configuration: configuration, occupantIDs: rooms.occupantIDs)
+        ])
+        let admin = try AdminPageHarness(rooms: rooms)
+        admin.logIn()
+        let overview = admin.get("/admin").body
+        #expect(overview.contains("<h2>Rooms</h2>"))
+        #expect(overview.contains("<td>garden@conference.localhost</td><td>&lt;b&gt;Garden&lt;/b&gt;</td><td>0</td>"))
     }
 
     @Test func theStyleSheetNeedsNoLogin() throws {
