@@ -31,8 +31,12 @@ extension AdminPage {
         case "/sessions/end":
             let jid = form["jid"] ?? ""
             operations.endSessions(of: jid) { result in
-                answer("/sessions", result) {
-                    $0 == 0 ? "\(jid) was not connected (any more)." : "Ended the session of \(jid)."
+                answer("/sessions", result) { ended in
+                    switch ended {
+                    case 0: "\(jid) was not connected (any more)."
+                    case 1: "Ended the session of \(jid)."
+                    default: "Ended the \(ended) sessions of \(jid)."
+                    }
                 }
             }
         case "/accounts/add":

@@ -90,7 +90,7 @@ extension AdminPage {
         func list(_ addresses: [ListenAddress]) -> String {
             addresses.isEmpty ? "none" : AdminHTML.escape(addresses.map(\.description).joined(separator: ", "))
         }
-        return "<h2>Listeners and TLS</h2>\n"
+        return "<h2>Listeners (as configured) and TLS</h2>\n"
             + AdminHTML.facts([
                 ("XMPP (STARTTLS)", list(config.listen)),
                 ("XMPP (direct TLS)", list(config.directTLSListen)),
@@ -170,7 +170,7 @@ extension AdminPage {
             let query = "account=" + (name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
             return [
                 AdminHTML.escape(account.description) + (server.config.admins.contains(name) ? " (admin)" : ""),
-                "\(server.sessions.sessions(of: account).count)",
+                sessionCount(of: account, token),
                 AdminHTML.form(
                     "accounts/password", formToken: token,
                     fields: AdminHTML.hidden("account", name)
@@ -180,8 +180,18 @@ extension AdminPage {
                 "<a href=\"\(Self.path)/accounts/delete?\(AdminHTML.escape(query))\">Delete…</a>",
             ]
         }
-        return "<h2>Add an account</h2>\n" + add + "\n<h2>\(accounts.count) accounts</h2>\n"
+        return "<h2>Add an account</h2>\n" + add + "\n<h2>All accounts (\(accounts.count))</h2>\n"
             + AdminHTML.table(["Account", "Sessions", "Password", ""], rows, empty: "There are no accounts.")
+    }
+
+    /// How many sessions `account` has, with a button to end them all.
+    private func sessionCount(of account: JID, _ token: String) -> String {
+        let count = server.sessions.sessions(of: account).count
+        guard count > 0 else { return "0" }
+        return "\(count) "
+            + AdminHTML.form(
+                "sessions/end", formToken: token, fields: AdminHTML.hidden("jid", account.description),
+                button: "End all", inline: true)
     }
 
     private func deletionConfirmation(_ account: String, _ token: String) -> String {

@@ -372,6 +372,12 @@ final class AdminPageHarness {
         _ = laptop.receiveElements()
         #expect(phone.isClosed)
         #expect(!laptop.isClosed, "only the one session")
+        #expect(
+            admin.get("/admin/accounts").body.contains("<td>1 <form method=\"post\" action=\"/admin/sessions/end\""))
+        let all = admin.post("/admin/sessions/end", [("jid", "romeo@localhost")], token: admin.token)
+        #expect(all.body.contains("Ended the session of romeo@localhost."))
+        _ = laptop.receiveElements()
+        #expect(laptop.isClosed)
     }
 
     @Test func changingTheAdminsOwnPasswordEndsTheLogin() throws {
