@@ -10,7 +10,8 @@ enum AdminHTML {
     /// style from anywhere but the page itself (CSP), no caching of
     /// pages that show accounts and sessions, and the referrer kept to
     /// the page itself (with `no-referrer`, browsers would send
-    /// `Origin: null` with the forms, RFC 6454 §7.3 and Fetch §3.2).
+    /// `Origin: null` with the forms: the Fetch standard's "append a
+    /// request `Origin` header").
     static let securityFields: [(name: String, value: String)] = [
         ("Content-Security-Policy", "default-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
         ("X-Frame-Options", "DENY"),
