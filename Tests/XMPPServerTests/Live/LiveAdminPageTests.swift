@@ -43,6 +43,19 @@ struct LiveAdminPageTests {
         #expect(String(decoding: after.body, as: UTF8.self).contains("Nobody is connected."))
     }
 
+    @Test(arguments: [(["admin"], true, 200), ([], true, 404), (["admin"], false, 404)])
+    func thePageIsServedForAdminsWhenOn(admins: [String], on: Bool, status: Int) throws {
+        try LiveServer.run(configure: {
+            $0.admins = admins
+            $0.http.adminPage = on
+        }) { server in
+            for path in ["/admin", "/admin/sessions"] {
+                let response = try LiveHTTPClient.exchange(server.server.httpAddresses[0], "GET", path)
+                #expect(response.status == status, "\(path) with admins \(admins), admin_page \(on)")
+            }
+        }
+    }
+
     /// Posts `form` from this page's own origin.
     private func post(_ http: SocketAddress, _ path: String, _ form: String, cookie: String?) throws -> LiveHTTPResponse
     {
