@@ -41,6 +41,8 @@ public final class Server: @unchecked Sendable {
     private var nextID = 1
     private var signalSources: [DispatchSourceSignal] = []
     private let stopped = DispatchSemaphore(value: 0)
+    /// The group chat rooms, for the admin page.
+    private let rooms: MUCRooms?
 
     /// Whether the web chat offers the demo accounts (`swiftletd demo`).
     private let webChatDemo: Bool
@@ -79,10 +81,12 @@ public final class Server: @unchecked Sendable {
         log.notice("TLS \(policy); SCRAM without TLS: \(policy.allowsSCRAMWithoutTLS ? "yes" : "no"); PLAIN only over TLS")
         for warning in config.warnings { log.warning(warning) }
         loop = try EventLoop.start(name: "swiftlet.loop")
+        let features = Features.standard(config)
+        rooms = features.lazy.compactMap { ($0 as? MultiUserChat)?.rooms }.first
         context = try ServerContext(
             config: config, loop: loop, log: log, tlsContext: tlsContext, tlsRequired: policy.requirement == .required,
             storage: storage,
-            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(Features.standard(config)),
+            sessions: SessionRegistry(), blocklists: BlocklistCache(), hooks: Hooks(features),
             loginThrottle: LoginThrottle(
                 perAddress: config.authentication.loginThrottle,
                 perAccount: config.authentication.accountLoginThrottle),
@@ -179,6 +183,11 @@ public final class Server: @unchecked Sendable {
         if config.http.metrics {
             let metrics = MetricsEndpoint(context: context, storage: storage) { [storage] in storage.statistics }
             routes.add(MetricsEndpoint.path, metrics)
+        }
+        if config.http.adminPage, !config.admins.isEmpty {
+            let page = AdminPage(server: context, rooms: rooms)
+            routes.add(AdminPage.path, page)
+            routes.add(AdminPage.path + "/", page)
         }
         let http = HTTPServer(
             loop: loop, context: context, responder: routes, tlsContext: httpsContext,

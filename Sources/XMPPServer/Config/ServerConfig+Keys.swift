@@ -117,6 +117,7 @@ extension ServerConfig {
         .single("web_chat", \.http.webChat, .boolean),
         .single("metrics", \.http.metrics, .boolean),
         .single("metrics_token", \.http.metricsToken, .secret),
+        .single("admin_page", \.http.adminPage, .boolean),
         .single("upload", \.upload.enabled, .boolean),
         .single("upload_service", \.upload.service, .string),
         .single("upload_url", \.upload.url, .string),

@@ -361,6 +361,10 @@ public struct ServerConfig: Sendable, Equatable {
         /// `metrics_token`, default empty; at least 16 characters of
         /// `A-Z a-z 0-9 - . _ ~ + /`.
         public var metricsToken = ""
+        /// Whether the admin page is served at `/admin` (on HTTPS, and on
+        /// plain HTTP to loopback clients) for the accounts `admins`
+        /// names. Key `admin_page`, default yes.
+        public var adminPage = true
     }
 
     /// HTTP file upload settings (XEP-0363).

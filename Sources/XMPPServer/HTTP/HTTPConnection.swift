@@ -89,6 +89,8 @@ final class HTTPConnection {
     private let timeout: Duration
     private let log: Logger
     private var state: State
+    /// Whether the connection is HTTPS.
+    var isSecure: Bool { tls != nil }
     /// The request being answered, once its head is read.
     private(set) var request: HTTPRequestHead?
     /// Body bytes the client announced that have not been read yet.

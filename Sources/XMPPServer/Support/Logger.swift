@@ -55,12 +55,16 @@ public struct Logger: Sendable {
     /// What the lines are about.
     public var label: String
     private let sink: any LogSink
+    /// The last warning and error lines written, for the admin page;
+    /// shared with every `labelled` copy.
+    public let recentProblems: RecentProblems
 
     /// Creates a logger.
     public init(level: LogLevel = .info, label: String = "swiftletd", sink: any LogSink = StandardErrorSink()) {
         self.level = level
         self.label = label
         self.sink = sink
+        self.recentProblems = RecentProblems()
     }
 
     /// The same logger about something narrower.
@@ -75,7 +79,9 @@ public struct Logger: Sendable {
     /// sent (an attribute with `&#10;`) cannot forge a line of its own.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= self.level else { return }
-        sink.write(line: "\(level.name) \(label): \(Self.escapingControls(message()))")
+        let line = "\(level.name) \(label): \(Self.escapingControls(message()))"
+        sink.write(line: line)
+        if level >= .warning { recentProblems.record(line) }
     }
 
     /// `text` with every control character (C0, DEL, C1, and the Unicode

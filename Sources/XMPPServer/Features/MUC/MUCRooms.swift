@@ -197,6 +197,11 @@ final class MUCRooms: Sendable {
         }.sorted { $0.jid.description < $1.jid.description }
     }
 
+    /// Copies of every room, sorted by address, for the admin page.
+    var all: [MUCRoom] {
+        state.withLock { Array($0.rooms.values) }.sorted { $0.jid.description < $1.jid.description }
+    }
+
     /// Keeps `room` after a change: writes or deletes what storage keeps
     /// of it, and removes it once destroyed, or empty and temporary.
     private func store(_ room: MUCRoom, named name: String, before: MUCRoom.Snapshot, in state: inout State) {
