@@ -8,10 +8,14 @@ CHAT_URL is http:// or https:// (then the WebSocket is wss://).
 Without `demo`: two people register, one adds the other, the other
 accepts, they chat both ways, share a PNG that both see as an image, meet
 in a room; one reloads, logs in again and finds the conversation in the
-server's archive. With `demo` (against `swiftletd demo`): the Demo button
+server's archive. Then, in a third browser, ada (an admin: the server
+must name her in `admins`) logs in at /admin, finds both chat sessions,
+and deletes ben's account: ben's page is disconnected. With `demo`
+(against `swiftletd demo`): the Demo button
 logs in as alice, who sees her contacts and the messages that waited.
 
-Screenshots of the login page and a conversation, at desktop (1280x800)
+Screenshots of the login page, a conversation and the admin page's
+sessions, at desktop (1280x800)
 and phone (375x740) width, go to SCREENSHOT_DIR. Prints one `ok   ...`
 line per step; exits non-zero at the first failure. Every wait is on
 the page's state, bounded; the whole run is bounded by DEADLINE seconds.
@@ -271,6 +275,40 @@ def conversation(ada, ben, domain, shots, chat_url):
     ok("ada reloads, logs in again and finds the conversation in the archive (XEP-0313)")
 
 
+def cells(driver):
+    return [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "table td")]
+
+
+def administer(admin, ben, domain, shots, chat_url):
+    """ada, an admin, logs in at /admin, sees her and ben's chat sessions,
+    and deletes ben's account, which ends ben's session in his page."""
+    base = chat_url.rsplit("/chat", 1)[0] + "/admin"
+    admin.get(base)
+    wait(admin, "the admin login form", visible('form[action$="/admin/login"]'))
+    type_into_named(admin, "username", "ada")
+    type_into_named(admin, "password", "ada-secret-1")
+    admin.find_element(By.CSS_SELECTOR, 'form[action$="/admin/login"] button').click()
+    wait(admin, "ada logged in at /admin", lambda d: not d.find_elements(By.CSS_SELECTOR, 'form[action$="/admin/login"]'))
+    admin.get(base + "/sessions")
+    for user in ["ada", "ben"]:
+        wait(admin, f"{user}'s chat session listed", lambda d, user=user: f"{user}@{domain}" in cells(d))
+    screenshot(admin, shots, "admin-sessions-desktop", DESKTOP)
+    screenshot(admin, shots, "admin-sessions-phone", PHONE)
+    ok("ada logs in at /admin and finds both chat sessions")
+
+    admin.get(base + "/accounts/delete?account=ben")
+    click(admin, "the Delete button", 'form[action$="/admin/accounts/delete"] button')
+    wait(admin, "ben gone from the accounts", lambda d: f"ben@{domain}" not in cells(d) and len(cells(d)) > 0)
+    wait(ben, "ben's page disconnected", lambda d: status(d).startswith(("Connection lost", "Disconnected")))
+    ok(f"ada deletes ben's account; ben's page says {status(ben)!r}")
+
+
+def type_into_named(driver, name, text):
+    field = driver.find_element(By.NAME, name)
+    field.clear()
+    field.send_keys(text)
+
+
 def demo(alice, domain, shots, chat_url):
     open_page(alice, chat_url)
     click(alice, "the Demo button for alice", '#demo-users button[data-user="alice"]')
@@ -305,6 +343,8 @@ def main():
         else:
             drivers += [browser("ada", https), browser("ben", https)]
             conversation(drivers[0], drivers[1], domain, shots, chat_url)
+            drivers.append(browser("admin", https))
+            administer(drivers[2], drivers[1], domain, shots, chat_url)
         for driver in drivers:
             errors = console_errors(driver)
             if errors:

@@ -13,7 +13,7 @@ enum AdminHTML {
     /// `Origin: null` with the forms: the Fetch standard's "append a
     /// request `Origin` header").
     static let securityFields: [(name: String, value: String)] = [
-        ("Content-Security-Policy", "default-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+        ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
         ("X-Frame-Options", "DENY"),
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "same-origin"),
@@ -50,6 +50,7 @@ enum AdminHTML {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(escape(title)) · Swiftlet admin</title>
             <link rel="stylesheet" href="\(AdminPage.path)/style.css">
+            <link rel="icon" href="data:,">
             </head><body>
 
             """
@@ -102,15 +103,15 @@ enum AdminHTML {
     /// escape text.
     static func table(_ header: [String], _ rows: [[String]], empty: String) -> String {
         guard !rows.isEmpty else { return "<p>\(escape(empty))</p>\n" }
-        var html = "<table><thead><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead><tbody>\n"
+        var html = "<div class=\"wide\"><table><thead><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead><tbody>\n"
         for row in rows { html += "<tr>" + row.map { "<td>\($0)</td>" }.joined() + "</tr>\n" }
-        return html + "</tbody></table>\n"
+        return html + "</tbody></table></div>\n"
     }
 
     /// A two-column table of names and values (markup).
     static func facts(_ rows: [(String, String)]) -> String {
-        "<table class=\"facts\"><tbody>\n"
-            + rows.map { "<tr><th>\(escape($0.0))</th><td>\($0.1)</td></tr>\n" }.joined() + "</tbody></table>\n"
+        "<div class=\"wide\"><table class=\"facts\"><tbody>\n"
+            + rows.map { "<tr><th>\(escape($0.0))</th><td>\($0.1)</td></tr>\n" }.joined() + "</tbody></table></div>\n"
     }
 
     /// The one style sheet.
@@ -130,6 +131,9 @@ enum AdminHTML {
         button { font: inherit; cursor: pointer; }
         .error { color: #a40e26; font-weight: bold; }
         .done { color: #1a6b2f; font-weight: bold; }
+        .wide { overflow-x: auto; }
+        input { max-width: 100%; box-sizing: border-box; }
+        @media (max-width: 40em) { main { padding: .6em; } nav a { margin-right: .8em; } }
         pre { background: #fff; border: 1px solid #d8d8dc; padding: .6em; overflow-x: auto; white-space: pre-wrap; }
 
         """

@@ -99,6 +99,7 @@ struct WebChatBrowserTests {
         var outcome: ChildProcess.Outcome?
         try LiveServer.run(configure: { config in
             if scheme == .https { config.http.tlsListen = [ListenAddress("127.0.0.1:0")!] }
+            config.admins = ["ada"]  // who deletes ben's account at /admin
         }) { server in
             // HTTPS listeners come after the plain ones.
             let port = server.server.httpAddresses[scheme == .https ? 1 : 0].port
