@@ -122,7 +122,8 @@ public enum Demo {
     /// What the demo prints once it listens: where to connect, how to log
     /// in, and how to make a simulator or device trust the certificate.
     public static func banner(
-        config: ServerConfig, addresses: [SocketAddressDescription], lanAddresses: [String], isTemporary: Bool
+        config: ServerConfig, addresses: [SocketAddressDescription], lanAddresses: [String], isTemporary: Bool,
+        webChatURL: String? = nil
     ) -> String {
         let domain = config.domain
         var lines = [
@@ -145,6 +146,11 @@ public enum Demo {
             "",
             "Listening on: " + addresses.map(\.text).joined(separator: ", "),
             "",
+        ]
+        if let webChatURL {
+            lines += ["Web chat, to be the other person: \(webChatURL) (Demo buttons log in as alice, bob, carol)", ""]
+        }
+        lines += [
             "XMPPFramework (iOS Simulator, same Mac):",
             "  stream.myJID = XMPPJID(string: \"alice@\(domain)\")",
             "  stream.hostName = \"127.0.0.1\"; stream.hostPort = \(addresses.first?.port ?? 5222)",

@@ -115,7 +115,9 @@ func runDemo() {
         let banner = Demo.banner(
             config: demoConfig,
             addresses: addresses.map { Demo.SocketAddressDescription(text: $0.description, port: $0.port) },
-            lanAddresses: exposed ? lanIPv4Addresses() : [], isTemporary: isTemporary)
+            lanAddresses: exposed ? lanIPv4Addresses() : [], isTemporary: isTemporary,
+            webChatURL: demoConfig.http.webSocket && demoConfig.http.webChat && !demoConfig.http.listen.isEmpty
+                ? server.httpAddresses.first.map { "http://\($0)/chat" } : nil)
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         server.installSignalHandlers()
         server.waitUntilStopped()

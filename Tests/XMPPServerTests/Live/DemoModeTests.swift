@@ -33,6 +33,7 @@ struct DemoModeTests {
         #expect(demo.output.contains("alice@localhost"))
         #expect(demo.output.contains("password \"swiftlet\""))
         #expect(demo.output.contains("lobby@conference.localhost"))
+        #expect(demo.output.contains("Web chat, to be the other person: http://127.0.0.1:"))
         #expect(demo.output.contains("xcrun simctl keychain booted add-root-cert \(directory)/tls/localhost.crt"))
         let outcome = try PythonInterop.run(
             "demo_interop.py", at: address, trusting: "\(directory)/tls/localhost.crt", timeout: Self.timeout)
