@@ -198,8 +198,10 @@ public final class Server: @unchecked Sendable {
         log.notice("HTTP paths: \(routes.paths.joined(separator: " "))")
         let plainPorts = httpAddresses.prefix(config.http.listen.count).map(\.port)
         let securePorts = httpAddresses.dropFirst(config.http.listen.count).map(\.port)
-        hostMeta.webSocketURLs = HostMetaResponder.webSocketURLs(
-            domain: config.domain, secure: securePorts, plain: plainPorts)
+        hostMeta.webSocketURLs =
+            config.http.webSocketURL.isEmpty
+            ? HostMetaResponder.webSocketURLs(domain: config.domain, secure: securePorts, plain: plainPorts)
+            : [config.http.webSocketURL]
         guard let upload = context.upload else { return }
         let httpPort = plainPorts.first
         let httpsPort = securePorts.first

@@ -114,6 +114,7 @@ extension ServerConfig {
         .single("http_timeout", \.http.timeout, .duration),
         .single("websocket", \.http.webSocket, .boolean),
         .list("websocket_origins", \.http.webSocketOrigins, .string),
+        .single("websocket_url", \.http.webSocketURL, .string),
         .single("web_chat", \.http.webChat, .boolean),
         .single("metrics", \.http.metrics, .boolean),
         .single("metrics_token", \.http.metricsToken, .secret),

@@ -72,6 +72,18 @@ extension ServerConfig {
         return token
     }
 
+    /// A `ws://` or `wss://` URL with a host and nothing a document quoting
+    /// it would have to escape (it goes into host-meta as it is).
+    static func checkWebSocketURL(_ url: String) throws(ConfigError) {
+        let lowered = url.lowercased()
+        let rest = lowered.hasPrefix("wss://") ? lowered.dropFirst(6) : lowered.hasPrefix("ws://") ? lowered.dropFirst(5) : nil
+        guard let rest, let first = rest.first, first != "/",
+            !rest.contains(where: { " \t'\"<>&#?\\".contains($0) })
+        else {
+            throw ConfigError(key: "websocket_url", "\(url) is not a URL such as wss://chat.example.org/xmpp-websocket")
+        }
+    }
+
     /// Checks the `http_*`, `websocket_*`, `metrics*` and `upload_*` keys; normalizes
     /// `upload_service`, `upload_url` and the origins.
     mutating func checkUpload() throws(ConfigError) {
@@ -83,6 +95,7 @@ extension ServerConfig {
         }
         try require(http.timeout, in: .seconds(1)...(.seconds(3600)), key: "http_timeout", format)
         http.webSocketOrigins = try http.webSocketOrigins.map(Self.checkedOrigin)
+        if !http.webSocketURL.isEmpty { try Self.checkWebSocketURL(http.webSocketURL) }
         http.metricsToken = try Self.checkedMetricsToken(http.metricsToken)
         if http.metrics && http.listen.isEmpty && http.tlsListen.isEmpty {
             throw ConfigError(key: "metrics", "is on, but nothing serves /metrics: set http_listen or https_listen")

@@ -348,6 +348,12 @@ public struct ServerConfig: Sendable, Equatable {
         /// authenticates inside the stream, never with a cookie. Key
         /// `websocket_origins`, default empty.
         public var webSocketOrigins: [String] = []
+        /// The public URL of the WebSocket endpoint, such as
+        /// `wss://chat.example.org/xmpp-websocket` behind a reverse proxy:
+        /// XEP-0156 discovery then names it alone. Empty: the `wss://` and
+        /// `ws://` URLs of the listeners at the domain. Key `websocket_url`,
+        /// default empty.
+        public var webSocketURL = ""
         /// Whether the web chat is served at `/chat` (`WebChatResponder`);
         /// it connects at `/xmpp-websocket`, so it needs `webSocket` too.
         /// Key `web_chat`, default yes.

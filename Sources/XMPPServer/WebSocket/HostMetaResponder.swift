@@ -2,7 +2,8 @@
 /// (XRD, RFC 6415) and `/.well-known/host-meta.json` (JRD), each listing
 /// `urn:xmpp:alt-connections:websocket` links: `wss://` for every HTTPS
 /// listener, then `ws://` for every plain one, at the domain and the bound
-/// ports. Readable from any page (`Access-Control-Allow-Origin: *`), as
+/// ports, or only `websocket_url` when it is set (a reverse proxy's).
+/// Readable from any page (`Access-Control-Allow-Origin: *`), as
 /// web clients fetch it from the domain they serve.
 final class HostMetaResponder: HTTPResponder {
     static let xmlPath = "/.well-known/host-meta"

@@ -6,7 +6,8 @@ import XMPPServer
 /// `tools/interop/websocket_interop.py` over the `websockets` package (a
 /// generic WebSocket client): discovery, registration, SCRAM over ws://
 /// and PLAIN over wss://, roster, stream management, a message, MAM, and
-/// the framing edge cases of browser clients.
+/// the framing edge cases of browser clients; and XEP-0156 discovery
+/// naming `websocket_url` when it is set.
 ///
 /// Skipped when `python3 -c "import websockets"` fails, unless
 /// `SWIFTLET_REQUIRE_INTEROP=1` (as CI sets it), which makes a missing
@@ -15,6 +16,20 @@ import XMPPServer
 struct WebSocketInteropTests {
     static let scriptTimeout = 90.0
     static let libraries = PythonInterop.probe(["websockets"])
+
+    @Test func hostMetaNamesTheConfiguredURLAlone() throws {
+        try LiveServer.run(configure: { config in
+            config.http.webSocketURL = "wss://chat.example.org/xmpp-websocket"
+        }) { server in
+            let reply = try LiveHTTPClient.exchange(
+                server.server.httpAddresses[0], "GET", "/.well-known/host-meta.json")
+            #expect(reply.status == 200)
+            #expect(
+                String(decoding: reply.body, as: UTF8.self)
+                    == #"{"links":[{"rel":"urn:xmpp:alt-connections:websocket","href":"wss://chat.example.org/xmpp-websocket"}]}"#
+                    + "\n")
+        }
+    }
 
     @Test(
         .enabled(

@@ -89,6 +89,14 @@ import XMPPTestSupport
         #expect(throws: ConfigError.self) { try ServerConfig.checkedOrigin("https://chat.example.org/path") }
     }
 
+    @Test func aWebSocketURLInTheConfigMustBeOne() throws {
+        try ServerConfig.checkWebSocketURL("wss://chat.example.org/xmpp-websocket")
+        try ServerConfig.checkWebSocketURL("ws://[::1]:5280/xmpp-websocket")
+        for bad in ["https://chat.example.org/ws", "wss:///path", "wss://a.example/x'y", "wss://a.example/?q"] {
+            #expect(throws: ConfigError.self, "\(bad)") { try ServerConfig.checkWebSocketURL(bad) }
+        }
+    }
+
     @Test func hostMetaListsTheEndpoints() throws {
         let xrd = try request(["GET /.well-known/host-meta HTTP/1.1", "Host: a"]).answer
         #expect(xrd.hasPrefix("HTTP/1.1 200"))
