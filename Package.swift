@@ -124,6 +124,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("http", ["XMPPServer"]),
     ("config", ["XMPPServer"]),
     ("stored-stanza", ["XMPPCore", "XMPPServer"]),
+    ("websocket", ["XMPPServer"]),
 ]
 package.targets.append(.target(name: "FuzzSupport", path: "tools/fuzz/FuzzSupport"))
 package.targets += fuzzTargets.map { target in

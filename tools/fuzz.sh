@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(xml-stream jid scram http config stored-stanza)
+targets=(xml-stream jid scram http config stored-stanza websocket)
 
 # Each input may take 5 s. At its largest input (below) every harness does
 # linear work in well under 1 s, even with AddressSanitizer on a busy
@@ -36,6 +36,8 @@ max_len() {
         # A SASL message fits in the 16 KiB pre-authentication stanza; an HTTP
         # head is at most 8 KiB of request line and 16 KiB of fields.
         scram | http) echo $((64 * 1024)) ;;
+        # Frames of a few messages, past the 16 KiB pre-login limit.
+        websocket) echo $((64 * 1024)) ;;
         # Config files are typed by people; 256 KiB is far beyond any real one.
         config) echo $((256 * 1024)) ;;
     esac

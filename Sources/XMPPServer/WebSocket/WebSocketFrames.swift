@@ -1,6 +1,6 @@
 /// The status codes of a WebSocket close frame the server sends (RFC 6455
 /// §7.4.1).
-enum WebSocketCloseCode: UInt16, Sendable {
+package enum WebSocketCloseCode: UInt16, Sendable {
     /// The stream ended normally.
     case normal = 1000
     /// The server is shutting down.
@@ -18,9 +18,9 @@ enum WebSocketCloseCode: UInt16, Sendable {
 
 /// A frame the peer broke the protocol with: the connection is closed with
 /// `code`.
-struct WebSocketViolation: Error, Sendable, Equatable {
-    let code: WebSocketCloseCode
-    let reason: String
+package struct WebSocketViolation: Error, Sendable, Equatable {
+    package let code: WebSocketCloseCode
+    package let reason: String
 
     init(_ code: WebSocketCloseCode, _ reason: String) {
         self.code = code
@@ -29,7 +29,7 @@ struct WebSocketViolation: Error, Sendable, Equatable {
 }
 
 /// What a client's frames come to.
-enum WebSocketInput: Sendable, Equatable {
+package enum WebSocketInput: Sendable, Equatable {
     /// A whole text message, its fragments joined.
     case message([UInt8])
     /// A ping; the pong carries `payload` back.
@@ -40,46 +40,69 @@ enum WebSocketInput: Sendable, Equatable {
     case close(UInt16?)
 }
 
+/// What one `feed` decoded: the inputs completed, in order, and the
+/// violation that stopped decoding after them, if one did.
+package struct WebSocketFrames: Sendable, Equatable {
+    package var inputs: [WebSocketInput] = []
+    package var violation: WebSocketViolation?
+
+    package init() {}
+}
+
 /// Reads a client's WebSocket frames (RFC 6455 §5), strictly: every frame
 /// masked (§5.1), no reserved bits (no extension is negotiated), text
 /// messages only, control frames short and whole, continuations only
 /// inside a fragmented message, lengths in their shortest encoding, and no
 /// message longer than `maxMessageSize` (checked from the frame header,
-/// before the payload is buffered).
+/// before the payload is buffered). Nothing after a close frame is read
+/// (§5.5.1: it is the last frame).
 ///
 /// Memory: at most one frame header, one message and one read's worth of
 /// following bytes are held.
-struct WebSocketFrameDecoder {
+package struct WebSocketFrameDecoder {
     /// The largest message, fragments joined; raised after login, as the
     /// stream's stanza limit is.
-    var maxMessageSize: Int
+    package var maxMessageSize: Int
     /// Received bytes not decoded yet, from `start`.
     private var buffer: [UInt8] = []
     private var start = 0
     /// The fragments of a message whose last frame has not come.
     private var fragments: [UInt8]?
+    /// Set by a close frame or a violation: nothing more is decoded.
+    private var isDone = false
 
-    init(maxMessageSize: Int) {
+    package init(maxMessageSize: Int) {
         self.maxMessageSize = maxMessageSize
     }
 
-    /// Decodes what `bytes` completes.
-    /// - Throws: `WebSocketViolation` on the first frame that breaks the
-    ///   rules; the decoder must not be fed again.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) throws(WebSocketViolation) -> [WebSocketInput] {
+    /// Decodes what `bytes` completes, up to the first frame that breaks
+    /// the rules (then `violation` is set, and later feeds decode nothing)
+    /// or a close frame.
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer) -> WebSocketFrames {
+        var frames = WebSocketFrames()
+        guard !isDone else { return frames }
         buffer.append(contentsOf: bytes)
-        var inputs: [WebSocketInput] = []
-        while let input = try nextFrame() {
-            if let input { inputs.append(input) }
+        do {
+            while !isDone, let input = try nextFrame() {
+                guard let input else { continue }
+                frames.inputs.append(input)
+                if case .close = input { isDone = true }
+            }
+        } catch {
+            frames.violation = error
+            isDone = true
         }
-        if start == buffer.count {
+        if isDone {
+            buffer = []
+            start = 0
+        } else if start == buffer.count {
             buffer.removeAll(keepingCapacity: buffer.capacity <= 64 << 10)
             start = 0
         } else if start > 0 {
             buffer.removeSubrange(..<start)
             start = 0
         }
-        return inputs
+        return frames
     }
 
     /// Decodes one frame if it is complete: `.some(input)` for a finished

@@ -124,14 +124,14 @@ final class WebSocketTransport: SessionTransport, ByteTransportDelegate {
     // MARK: - Frames
 
     private func decode(_ bytes: UnsafeRawBufferPointer) {
-        let inputs: [WebSocketInput]
-        do {
-            inputs = try decoder.feed(bytes)
-        } catch {
-            log.notice("WebSocket closed: \(error.reason)")
-            return close(error.code)
+        let frames = decoder.feed(bytes)
+        if let violation = frames.violation {
+            // What came before the broken frame is dropped with it: the
+            // client broke the protocol, and its stream ends here.
+            log.notice("WebSocket closed: \(violation.reason)")
+            return close(violation.code)
         }
-        for input in inputs {
+        for input in frames.inputs {
             switch input {
             case .message(let message):
                 pending.append(message)

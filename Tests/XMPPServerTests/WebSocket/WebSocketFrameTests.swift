@@ -27,8 +27,9 @@ import Testing
     static func text(_ string: String) -> [UInt8] { frame(0x1, Array(string.utf8)) }
 
     private func feed(_ decoder: inout WebSocketFrameDecoder, _ bytes: [UInt8]) throws(WebSocketViolation) -> [WebSocketInput] {
-        let result = bytes.withUnsafeBytes { buffer in Result { () throws(WebSocketViolation) in try decoder.feed(buffer) } }
-        return try result.get()
+        let frames = bytes.withUnsafeBytes { decoder.feed($0) }
+        if let violation = frames.violation { throw violation }
+        return frames.inputs
     }
 
     private func violation(_ bytes: [UInt8], max: Int = 1000) -> WebSocketViolation? {
@@ -139,6 +140,21 @@ import Testing
     @Test func textMustBeUTF8() {
         #expect(violation(Self.frame(0x1, [0x3C, 0xC3, 0x28, 0x3E]))?.code == .invalidPayload)
         #expect(violation(Self.frame(0x1, [0xE2, 0x82], final: false) + Self.frame(0x0, [0xAC])) == nil, "split inside a character")
+    }
+
+    @Test func nothingAfterACloseFrameIsRead() throws {
+        var decoder = WebSocketFrameDecoder(maxMessageSize: 100)
+        let unmasked = Self.frame(0x1, [0x61], masked: false)
+        #expect(try feed(&decoder, Self.frame(0x8, [0x03, 0xE8]) + unmasked) == [.close(1000)])
+        #expect(try feed(&decoder, Self.text("<a/>")) == [])
+    }
+
+    @Test func whatCameBeforeAViolationIsReportedWithIt() {
+        var decoder = WebSocketFrameDecoder(maxMessageSize: 100)
+        let frames = (Self.text("<a/>") + Self.frame(0x2, [1])).withUnsafeBytes { decoder.feed($0) }
+        #expect(frames.inputs == [.message(Array("<a/>".utf8))])
+        #expect(frames.violation?.code == .unsupportedData)
+        #expect(Self.text("<b/>").withUnsafeBytes { decoder.feed($0) } == WebSocketFrames(), "nothing after a violation")
     }
 
     @Test func closeFramesCarryAValidCode() throws {
