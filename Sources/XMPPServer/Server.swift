@@ -241,7 +241,10 @@ public final class Server: @unchecked Sendable {
                 transport.session?.fail(StreamError(.systemShutdown))
                 (transport.delegate as? ComponentSession)?.fail(StreamError(.systemShutdown))
             }
-            loop.schedule(after: .milliseconds(connections.isEmpty ? 0 : 1000)) { [self] in stopped.signal() }
+            loop.schedule(after: .milliseconds(connections.isEmpty ? 0 : 1000)) { [self] in
+                context.hooks.serverStopping(context)
+                stopped.signal()
+            }
         }
     }
 

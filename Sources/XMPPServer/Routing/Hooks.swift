@@ -131,6 +131,7 @@ public final class Hooks: @unchecked Sendable {
     private var broadcastPresenceHandlers: [@Sendable (Presence, ClientSession) -> Void] = []
     private var responseHandlers: [@Sendable (IQ, ClientSession) -> Bool] = []
     private var startHandlers: [@Sendable (ServerContext) -> Void] = []
+    private var stopHandlers: [@Sendable (ServerContext) -> Void] = []
     // The stanza events (`StanzaEvents.swift`) and typed events
     // (`ServerEvents.swift`), each list sorted by priority at the end of `init`.
     var preRouteHandlers: [Prioritized<@Sendable (RoutedStanza) -> Handling>] = []
@@ -336,6 +337,14 @@ public final class Hooks: @unchecked Sendable {
         startHandlers.append(handler)
     }
 
+    /// Runs `handler` once, on the loop, when the server stops, after every
+    /// stream has ended and before storage closes: for writing out what
+    /// waits in memory.
+    public func onStop(_ handler: @escaping @Sendable (ServerContext) -> Void) {
+        checkInstalling()
+        stopHandlers.append(handler)
+    }
+
     // MARK: - Firing
 
     /// Whether `domain` (a normalized domainpart) is one of the server's
@@ -403,5 +412,10 @@ public final class Hooks: @unchecked Sendable {
     /// Runs the start handlers; the server calls it once, on the loop.
     public func serverStarted(_ context: ServerContext) {
         for handler in startHandlers { handler(context) }
+    }
+
+    /// Runs the stop handlers; the server calls it once, on the loop.
+    public func serverStopping(_ context: ServerContext) {
+        for handler in stopHandlers { handler(context) }
     }
 }

@@ -13,7 +13,7 @@ import XMPPStorage
 /// | `MessageDelivered`  | MessageDelivery    | Carbons (received copies)                           |
 /// | `RosterItemRemoved` | Roster             | Subscriptions (cancels both ways)                   |
 /// | `BlocklistChanged`  | Blocking           | PresenceBroadcast (presence effects)                |
-/// | `AccountDeleted`    | account deletion   | Subscriptions (contacts' rosters), HTTPUpload (files) |
+/// | `AccountDeleted`    | account deletion   | Subscriptions (contacts' rosters), HTTPUpload (files), MessageArchive (waiting copies) |
 /// | `VCardStored`       | VCardTemp          | AvatarConversion (XEP-0398)                         |
 /// | `PresenceSubscriptionApproved` | Subscriptions | PEP (last items to the new subscriber) |
 public protocol ServerEvent {}

@@ -1,5 +1,6 @@
 import Synchronization
 import XMPPCore
+import XMPPNet
 import XMPPStorage
 
 /// Archive writes waiting for the storage thread, numbered from one
@@ -7,8 +8,9 @@ import XMPPStorage
 /// of the rooms' (`MUCArchive`).
 ///
 /// Routing appends a job, numbered at once so that the delivered stanza can
-/// carry its id, and, when no flush is queued yet, queues one; the flush
-/// takes every job that arrived by the time it runs and writes them in one
+/// carry its id, and, when no flush is queued yet, queues one (at once, or
+/// after a short gathering time with `flushBatched`); the flush takes every
+/// job that arrived by the time it runs and writes them in one
 /// transaction. Sequences follow the queue's order, which is the order the
 /// flush writes in.
 ///
@@ -17,6 +19,8 @@ final class ArchiveQueue<Job: Sendable>: Sendable {
     private struct State {
         var jobs: [Job] = []
         var flushQueued = false
+        /// Whether a `flushBatched` timer will queue a flush.
+        var timerArmed = false
         /// The next sequence to give out; 0 until `resume(after:)`, and
         /// then `append` refuses jobs.
         var nextSequence: Int64 = 0
@@ -29,6 +33,10 @@ final class ArchiveQueue<Job: Sendable>: Sendable {
 
     /// Jobs waiting beyond which a sender waits for them (backpressure).
     static var highWaterMark: Int { 5000 }
+
+    /// Jobs waiting at which `flushBatched` queues a flush without waiting
+    /// for its timer.
+    static var batchSize: Int { 1000 }
 
     private let state = Mutex(State())
 
@@ -67,6 +75,38 @@ final class ArchiveQueue<Job: Sendable>: Sendable {
         if needed {
             storage.submit(flush) { result in
                 if case .failure(let error) = result { log.error("archive write failed, messages lost: \(error)") }
+            }
+        }
+        return waiting
+    }
+
+    /// Like `flushSoon`, but lets jobs gather first, so that one
+    /// transaction writes many of them: a timer on `loop` queues the flush
+    /// `delay` after the first job that found none armed, or an append that
+    /// finds `batchSize` jobs waiting queues it at once. A transaction's
+    /// cost grows with the pages it touches (a leaf of each archive that
+    /// gets a message, written to the WAL at every commit) far more than
+    /// with its rows, so a few large ones cost much less than many small
+    /// ones. Call on `loop`.
+    /// - Returns: How many jobs wait.
+    @discardableResult
+    func flushBatched(
+        on loop: any Loop, within delay: Duration, storage: any StorageJobs, log: Logger,
+        _ flush: @escaping @Sendable (Stores) throws -> Void
+    ) -> Int {
+        let (now, arm, waiting) = state.withLock { state in
+            let idle = !state.flushQueued && !state.jobs.isEmpty
+            let now = idle && state.jobs.count >= Self.batchSize
+            let arm = idle && !now && !state.timerArmed
+            if arm { state.timerArmed = true }
+            return (now, arm, state.jobs.count)
+        }
+        if now {
+            flushSoon(storage: storage, log: log, flush)
+        } else if arm {
+            _ = loop.scheduleTimer(after: delay) { [self] in
+                state.withLock { $0.timerArmed = false }
+                flushSoon(storage: storage, log: log, flush)
             }
         }
         return waiting

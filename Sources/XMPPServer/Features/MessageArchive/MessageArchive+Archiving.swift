@@ -1,5 +1,6 @@
 import Synchronization
 import XMPPCore
+import XMPPNet
 import XMPPStorage
 
 extension MessageArchive {
@@ -42,7 +43,8 @@ extension MessageArchive {
             message: stored, timestamp: clock.milliseconds, sender: route.sender, recipient: recipientName,
             copies: copies)
         let server = route.session.server
-        guard let (firstSequence, waiting) = writer.append(job, storage: server.storage, log: server.log) else {
+        guard let (firstSequence, waiting) = writer.append(job, on: server.loop, storage: server.storage, log: server.log)
+        else {
             server.log.error("message from \(route.sender) not archived: the archive's state is not loaded")
             return
         }
@@ -91,12 +93,16 @@ extension MessageArchive {
 /// The users' archive writes waiting for the storage thread: group commit
 /// in an `ArchiveQueue`.
 ///
-/// The flush does not sync either (`synchronous = NORMAL` for that
-/// transaction; the next durable commit, an offline message or a roster
-/// change, syncs it along). A query flushes first, on the same serial
-/// storage queue, so it sees every message routed before it. What still
-/// waits when the process dies, and what was committed but not synced when
-/// the machine loses power, is lost: the price of not holding up delivery.
+/// Jobs gather for up to `gatheringTime` (or until `ArchiveQueue.batchSize`
+/// wait) before a flush is queued, so that each transaction writes many
+/// messages. The flush does not sync either (`synchronous = NORMAL` for
+/// that transaction; the next durable commit, an offline message or a
+/// roster change, syncs it along). A query flushes first, on the same
+/// serial storage queue, so it sees every message routed before it, and
+/// so does stopping the server. What still waits when the process dies
+/// (at most `gatheringTime` of messages, plus any the disk is behind on),
+/// and what was committed but not synced when the machine loses power, is
+/// lost: the price of not holding up delivery.
 ///
 /// It numbers the copies from one counter for all archives, so that the
 /// archive order is the routing order.
@@ -130,6 +136,9 @@ final class ArchiveWriter: Sendable {
 
     private let queue = ArchiveQueue<Job>()
 
+    /// How long routed messages may wait for the flush that writes them.
+    static let gatheringTime = Duration.milliseconds(20)
+
     /// Starts numbering above `last`, the store's last sequence; called
     /// once, when the archive's state has loaded at start.
     func resume(after last: Int64) {
@@ -137,21 +146,32 @@ final class ArchiveWriter: Sendable {
     }
 
     /// Gives `job`'s copies their sequences and queues it, and a flush on
-    /// `storage` unless one is queued already; a job's copies get
-    /// consecutive sequences.
+    /// `storage` within `gatheringTime` (a timer on `loop`) unless one is
+    /// queued already; a job's copies get consecutive sequences. Call on
+    /// `loop`.
     /// - Returns: The sequence of the job's first copy (copy *i* has
     ///   `firstSequence + i`), and how many jobs wait, this one included;
     ///   `nil`, queuing nothing, before `resume(after:)`.
     @discardableResult
-    func append(_ job: Job, storage: any StorageJobs, log: Logger) -> (firstSequence: Int64, waiting: Int)? {
+    func append(
+        _ job: Job, on loop: any Loop, storage: any StorageJobs, log: Logger
+    ) -> (firstSequence: Int64, waiting: Int)? {
         let appended = queue.append(count: job.copies.count) { first in
             var job = job
             job.firstSequence = first
             return job
         }
         guard let appended else { return nil }
-        queue.flushSoon(storage: storage, log: log) { [self] stores in try flush(stores, log: log) }
+        queue.flushBatched(on: loop, within: Self.gatheringTime, storage: storage, log: log) { [self] stores in
+            try flush(stores, log: log)
+        }
         return appended
+    }
+
+    /// Queues a flush of whatever waits now, without gathering more: when
+    /// the server stops.
+    func flushNow(storage: any StorageJobs, log: Logger) {
+        queue.flushSoon(storage: storage, log: log) { [self] stores in try flush(stores, log: log) }
     }
 
     /// Writes every waiting job in one transaction; call on the storage

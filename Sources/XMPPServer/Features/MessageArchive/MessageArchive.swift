@@ -75,6 +75,13 @@ public struct MessageArchive: ServerFeature {
             }
         }
         hooks.onStart { server in start(server) }
+        hooks.onStop { server in writer.flushNow(storage: server.storage, log: server.log) }
+        // Copies still gathering for a deleted account are written now,
+        // when they find no account, rather than after a new account of
+        // that name exists.
+        hooks.on(AccountDeleted.self) { deletion in
+            writer.flushNow(storage: deletion.server.storage, log: deletion.server.log)
+        }
         hooks.onSessionBound { session in refreshPreferences(of: session) }
     }
 
