@@ -223,7 +223,15 @@ private final class JobQueue<Context>: @unchecked Sendable {
     enum Job {
         case alone(@Sendable (Context) -> Void)
         case grouped(@Sendable (Context) -> (_ groupError: (any Error)?) -> Void)
+
+        var isGrouped: Bool {
+            if case .grouped = self { true } else { false }
+        }
     }
+
+    /// How long, in seconds, a group waits at most for the jobs it expects
+    /// (see `nextBatch`): a fraction of a sync of the journal on a disk.
+    static var groupFillWait: TimeInterval { 0.001 }
 
     private enum Phase {
         case starting, running, stopping, stopped
@@ -304,8 +312,9 @@ private final class JobQueue<Context>: @unchecked Sendable {
             return
         }
         finish(.running, error: nil)
+        var lastGroupSize = 0
         // Take every queued job at once: one lock round trip per batch.
-        while let batch = nextBatch() {
+        while let batch = nextBatch(expectingGroupOf: lastGroupSize) {
             var latencies: [Int64] = []
             latencies.reserveCapacity(batch.count)
             var next = 0
@@ -322,6 +331,7 @@ private final class JobQueue<Context>: @unchecked Sendable {
                         job(context)(nil)
                         end = next + 1
                     }
+                    lastGroupSize = end - next
                 }
                 let now = ContinuousClock.now
                 for (_, submitted) in batch[next..<end] {
@@ -384,9 +394,19 @@ private final class JobQueue<Context>: @unchecked Sendable {
     }
 
     /// Waits for jobs; returns `nil` once stopping with nothing left to run.
-    private func nextBatch() -> [(job: Job, submitted: ContinuousClock.Instant)]? {
+    ///
+    /// When only grouped jobs wait, fewer than `expected` (the size of the
+    /// last group), it waits up to `groupFillWait` longer for as many: the
+    /// callers of the last group submit their next jobs as its completions
+    /// reach them, and without the wait the first of them would commit
+    /// alone while the others queue behind its sync.
+    private func nextBatch(expectingGroupOf expected: Int) -> [(job: Job, submitted: ContinuousClock.Instant)]? {
         locked {
             while jobs.isEmpty && phase == .running { condition.wait() }
+            let deadline = Date(timeIntervalSinceNow: Self.groupFillWait)
+            while jobs.count < expected, phase == .running, jobs.allSatisfy({ $0.job.isGrouped }),
+                condition.wait(until: deadline)
+            {}
             guard !jobs.isEmpty else { return nil }
             defer { jobs = [] }
             return jobs

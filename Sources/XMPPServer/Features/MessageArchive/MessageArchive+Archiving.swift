@@ -93,7 +93,9 @@ extension MessageArchive {
 ///
 /// The flush does not sync either (`synchronous = NORMAL` for that
 /// transaction; the next durable commit, an offline message or a roster
-/// change, syncs it along). A query flushes first, on the same serial
+/// change, syncs it along). Offline messages are grouped too, durably:
+/// `StorageQueue.submitGrouped` shares a commit, and answers no one before
+/// it has synced. A query flushes first, on the same serial
 /// storage queue, so it sees every message routed before it. What still
 /// waits when the process dies, and what was committed but not synced when
 /// the machine loses power, is lost: the price of not holding up delivery.
