@@ -229,6 +229,9 @@ private final class JobQueue<Context>: @unchecked Sendable {
         }
     }
 
+    /// A job and when it was submitted.
+    typealias Entry = (job: Job, submitted: ContinuousClock.Instant)
+
     /// How long, in seconds, a group waits at most for the jobs it expects
     /// (see `nextBatch`): a fraction of a sync of the journal on a disk.
     static var groupFillWait: TimeInterval { 0.001 }
@@ -239,7 +242,7 @@ private final class JobQueue<Context>: @unchecked Sendable {
 
     private let condition = NSCondition()
     /// The jobs waiting, with when each was submitted.
-    private var jobs: [(job: Job, submitted: ContinuousClock.Instant)] = []
+    private var jobs: [Entry] = []
     private var counts = StorageQueueStatistics()
     private var phase = Phase.starting
     private var startupError: (any Error)?
@@ -353,8 +356,7 @@ private final class JobQueue<Context>: @unchecked Sendable {
     /// It stops early, after the job whose error made SQLite roll the
     /// transaction back: the jobs after it form the next group.
     private func runGroup(
-        of batch: [(job: Job, submitted: ContinuousClock.Instant)], from start: Int, on context: Context,
-        in database: Database
+        of batch: [Entry], from start: Int, on context: Context, in database: Database
     ) -> Int {
         var completions: [(_ groupError: (any Error)?) -> Void] = []
         var end = start
@@ -400,7 +402,7 @@ private final class JobQueue<Context>: @unchecked Sendable {
     /// callers of the last group submit their next jobs as its completions
     /// reach them, and without the wait the first of them would commit
     /// alone while the others queue behind its sync.
-    private func nextBatch(expectingGroupOf expected: Int) -> [(job: Job, submitted: ContinuousClock.Instant)]? {
+    private func nextBatch(expectingGroupOf expected: Int) -> [Entry]? {
         locked {
             while jobs.isEmpty && phase == .running { condition.wait() }
             let deadline = Date(timeIntervalSinceNow: Self.groupFillWait)

@@ -66,20 +66,40 @@ import Testing
         }
     }
 
-    /// Holds the storage thread until the returned semaphore is signalled.
-    private func holdStorageThread(_ queue: StorageQueue<Database>) -> DispatchSemaphore {
+    /// A queue whose storage thread waits for `gate`, a second connection
+    /// to its file, and a trace.
+    private struct HeldQueue: Sendable {
+        let queue: StorageQueue<Database>
+        let observer: Locked<Database>
+        let trace = Trace()
         let gate = DispatchSemaphore(value: 0)
-        queue.submit { _ in gate.wait() } completion: { _ in }
-        return gate
+    }
+
+    /// Runs `body` with a `HeldQueue` on a fresh file; the storage thread
+    /// moves on when `body` signals the gate (or returns). It is held in a
+    /// job of its own, which has begun before `body` runs, so that every
+    /// job `body` submits waits in the next batch.
+    private func withHeldQueue(_ body: (HeldQueue) throws -> Void) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/group.sqlite"
+            let held = HeldQueue(queue: try queue(at: path), observer: Locked(try Database(path: path)))
+            defer { held.queue.shutdown() }
+            defer { held.gate.signal() }
+            let holding = DispatchSemaphore(value: 0)
+            held.queue.submit { _ in
+                holding.signal()
+                held.gate.wait()
+            } completion: { _ in }
+            holding.wait()
+            try body(held)
+        }
     }
 
     /// Submits a grouped job `name` that inserts `value` into `t` and
     /// records what is committed while it runs and once it has completed.
-    private func submitInsert(
-        _ name: String, _ value: Int, to queue: StorageQueue<Database>, trace: Trace, observer: Locked<Database>,
-        then fail: Bool = false
-    ) {
-        queue.submitGrouped { database in
+    private func submitInsert(_ name: String, _ value: Int, to held: HeldQueue, then fail: Bool = false) {
+        let (trace, observer) = (held.trace, held.observer)
+        held.queue.submitGrouped { database in
             try database.execute("INSERT INTO t (n) VALUES (\(value))")
             trace.record("run \(name), \(Self.committedRows(observer)) committed")
             if fail { throw PlannedError() }
@@ -90,19 +110,13 @@ import Testing
     }
 
     @Test func groupedJobsShareOneCommitAndCompleteAfterIt() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory + "/group.sqlite"
-            let queue = try queue(at: path)
-            defer { queue.shutdown() }
-            let observer = Locked(try Database(path: path))
-            let trace = Trace()
-            let gate = holdStorageThread(queue)
+        try withHeldQueue { held in
             for index in 1...4 {
-                submitInsert("g\(index)", index, to: queue, trace: trace, observer: observer)
+                submitInsert("g\(index)", index, to: held)
             }
-            gate.signal()
+            held.gate.signal()
             #expect(
-                trace.events(afterCompletions: 4) == [
+                held.trace.events(afterCompletions: 4) == [
                     "run g1, 0 committed", "run g2, 0 committed", "run g3, 0 committed", "run g4, 0 committed",
                     "ok g1, 4 committed", "ok g2, 4 committed", "ok g3, 4 committed", "ok g4, 4 committed",
                 ])
@@ -110,20 +124,14 @@ import Testing
     }
 
     @Test func aFailingJobUndoesOnlyItsOwnWrites() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory + "/group.sqlite"
-            let queue = try queue(at: path)
-            defer { queue.shutdown() }
-            let observer = Locked(try Database(path: path))
-            let trace = Trace()
-            let gate = holdStorageThread(queue)
-            submitInsert("g1", 1, to: queue, trace: trace, observer: observer)
-            submitInsert("g2", 2, to: queue, trace: trace, observer: observer, then: true)
-            submitInsert("g3", 3, to: queue, trace: trace, observer: observer)
-            gate.signal()
-            let events = trace.events(afterCompletions: 3)
+        try withHeldQueue { held in
+            submitInsert("g1", 1, to: held)
+            submitInsert("g2", 2, to: held, then: true)
+            submitInsert("g3", 3, to: held)
+            held.gate.signal()
+            let events = held.trace.events(afterCompletions: 3)
             #expect(events.suffix(3) == ["ok g1, 2 committed", "failed g2, 2 committed", "ok g3, 2 committed"])
-            let kept = try queue.perform { database in
+            let kept = try held.queue.perform { database in
                 let statement = try database.prepare("SELECT n FROM t ORDER BY n")
                 var values: [Int] = []
                 while try statement.step() { values.append(statement.int(at: 0)) }
@@ -134,24 +142,19 @@ import Testing
     }
 
     @Test func aJobSubmittedAloneEndsTheGroupBeforeIt() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory + "/group.sqlite"
-            let queue = try queue(at: path)
-            defer { queue.shutdown() }
-            let observer = Locked(try Database(path: path))
-            let trace = Trace()
-            let gate = holdStorageThread(queue)
-            submitInsert("g1", 1, to: queue, trace: trace, observer: observer)
-            submitInsert("g2", 2, to: queue, trace: trace, observer: observer)
-            queue.submit { database in
-                trace.record("run alone, \(Self.committedRows(observer)) committed, in a transaction: \(database.isInTransaction)")
+        try withHeldQueue { held in
+            submitInsert("g1", 1, to: held)
+            submitInsert("g2", 2, to: held)
+            held.queue.submit { database in
+                let committed = Self.committedRows(held.observer)
+                held.trace.record("run alone, \(committed) committed, in a transaction: \(database.isInTransaction)")
             } completion: { _ in
-                trace.complete("ok alone")
+                held.trace.complete("ok alone")
             }
-            submitInsert("g3", 3, to: queue, trace: trace, observer: observer)
-            gate.signal()
+            submitInsert("g3", 3, to: held)
+            held.gate.signal()
             #expect(
-                trace.events(afterCompletions: 4) == [
+                held.trace.events(afterCompletions: 4) == [
                     "run g1, 0 committed", "run g2, 0 committed", "ok g1, 2 committed", "ok g2, 2 committed",
                     "run alone, 2 committed, in a transaction: false", "ok alone",
                     "run g3, 2 committed", "ok g3, 3 committed",
@@ -160,47 +163,35 @@ import Testing
     }
 
     @Test func aFailedCommitFailsEveryJobOfTheGroup() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory + "/group.sqlite"
-            let queue = try queue(at: path)
-            defer { queue.shutdown() }
-            let observer = Locked(try Database(path: path))
-            let trace = Trace()
-            let gate = holdStorageThread(queue)
-            submitInsert("g1", 1, to: queue, trace: trace, observer: observer)
+        try withHeldQueue { held in
+            submitInsert("g1", 1, to: held)
             // A deferred foreign key is checked at the commit, not before.
             let dangling = Locked<Result<Void, any Error>?>(nil)
-            queue.submitGrouped { database in
+            held.queue.submitGrouped { database in
                 try database.execute("INSERT INTO child (parent_id) VALUES (42)")
             } completion: { result in
                 dangling.withValue { $0 = result }
-                trace.complete("dangling done")
+                held.trace.complete("dangling done")
             }
-            gate.signal()
+            held.gate.signal()
             #expect(
-                trace.events(afterCompletions: 2) == [
+                held.trace.events(afterCompletions: 2) == [
                     "run g1, 0 committed", "failed g1, 0 committed", "dangling done",
                 ])
             let error = try #require(throws: DatabaseError.self) { try #require(dangling.withValue { $0 }).get() }
             #expect(error.resultCode == .constraintForeignKey)
-            #expect(try queue.perform { database in database.isInTransaction } == false)
-            #expect(Self.committedRows(observer) == 0, "nothing of the group stays")
+            #expect(try held.queue.perform { database in database.isInTransaction } == false)
+            #expect(Self.committedRows(held.observer) == 0, "nothing of the group stays")
         }
     }
 
     @Test func jobsBeforeOneThatEndedTheTransactionAreReportedRolledBack() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory + "/group.sqlite"
-            let queue = try queue(at: path)
-            defer { queue.shutdown() }
-            let observer = Locked(try Database(path: path))
-            let trace = Trace()
-            let gate = holdStorageThread(queue)
+        try withHeldQueue { held in
             let outcomes = Locked<[String: Result<Void, any Error>]>([:])
             func submit(_ name: String, _ job: @escaping @Sendable (Database) throws -> Void) {
-                queue.submitGrouped(job) { result in
+                held.queue.submitGrouped(job) { result in
                     outcomes.withValue { $0[name] = result }
-                    trace.complete(name)
+                    held.trace.complete(name)
                 }
             }
             submit("first") { database in try database.execute("INSERT INTO t (n) VALUES (1)") }
@@ -210,13 +201,13 @@ import Testing
                 throw PlannedError()
             }
             submit("next") { database in try database.execute("INSERT INTO t (n) VALUES (3)") }
-            gate.signal()
-            #expect(trace.events(afterCompletions: 3) == ["first", "breaking", "next"])
+            held.gate.signal()
+            #expect(held.trace.events(afterCompletions: 3) == ["first", "breaking", "next"])
             let results = outcomes.withValue { $0 }
             #expect(throws: StorageQueueError.rolledBack) { try results["first"]?.get() }
             #expect(throws: PlannedError.self) { try results["breaking"]?.get() }
             #expect(throws: Never.self) { try results["next"]?.get() }
-            #expect(Self.committedRows(observer) == 1, "only the next group's row")
+            #expect(Self.committedRows(held.observer) == 1, "only the next group's row")
         }
     }
 

@@ -429,16 +429,13 @@ def format_tables(report, arguments):
         "| deliver CPU µs/msg | lost | dup | error stanzas |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for name in names:
-        rows = [r for r in report["offline"] if r["server"] == name]
-        if rows:
-            m = {key: median_of(rows, key) for key in (
-                "store_msgs_per_s", "deliver_msgs_per_s", "store_cpu_us_per_msg", "deliver_cpu_us_per_msg")}
-            lines.append(
-                f"| {name} | {m['store_msgs_per_s']:.0f} | {m['deliver_msgs_per_s']:.0f} | "
-                f"{m['store_cpu_us_per_msg']:.1f} | {m['deliver_cpu_us_per_msg'] or 0:.1f} | "
-                f"{sum(r['lost'] for r in rows)} | {sum(r['duplicates'] for r in rows)} | "
-                f"{sum(r['errors'] for r in rows)} |")
+    for name, rows, m in offline_medians(report, names, (
+            "store_msgs_per_s", "deliver_msgs_per_s", "store_cpu_us_per_msg", "deliver_cpu_us_per_msg")):
+        lines.append(
+            f"| {name} | {m['store_msgs_per_s']:.0f} | {m['deliver_msgs_per_s']:.0f} | "
+            f"{m['store_cpu_us_per_msg']:.1f} | {m['deliver_cpu_us_per_msg'] or 0:.1f} | "
+            f"{sum(r['lost'] for r in rows)} | {sum(r['duplicates'] for r in rows)} | "
+            f"{sum(r['errors'] for r in rows)} |")
     if arguments.offline_window:
         window = arguments.offline_window
         last = (arguments.offline - 1) // window * window  # stored before the last step
@@ -448,20 +445,26 @@ def format_tables(report, arguments):
             "| CPU µs/msg, first | CPU µs/msg, last |",
             "|---|---:|---:|---:|---:|",
         ]
-        for name in names:
-            rows = [r for r in report["offline"] if r["server"] == name]
-            if rows:
-                m = {key: median_of(rows, key) for key in (
-                    "store_first_step_msgs_per_s", "store_last_step_msgs_per_s",
-                    "store_first_step_cpu_us_per_msg", "store_last_step_cpu_us_per_msg")}
-                lines.append(
-                    f"| {name} | {m['store_first_step_msgs_per_s']:.0f} | {m['store_last_step_msgs_per_s']:.0f} | "
-                    f"{m['store_first_step_cpu_us_per_msg']:.1f} | {m['store_last_step_cpu_us_per_msg']:.1f} |")
+        for name, _, m in offline_medians(report, names, (
+                "store_first_step_msgs_per_s", "store_last_step_msgs_per_s",
+                "store_first_step_cpu_us_per_msg", "store_last_step_cpu_us_per_msg")):
+            lines.append(
+                f"| {name} | {m['store_first_step_msgs_per_s']:.0f} | {m['store_last_step_msgs_per_s']:.0f} | "
+                f"{m['store_first_step_cpu_us_per_msg']:.1f} | {m['store_last_step_cpu_us_per_msg']:.1f} |")
     lines += notes_section(report, report["routing"] + report["offline"], lambda r: (
         f"{r['pairs']} pairs" if "pairs" in r else "offline",
         [(f"{r.get('reordered')} messages overtaken within a pair", r.get("reordered")),
          (f"{r.get('stale')} messages of an earlier run", r.get("stale"))]))
     return "\n".join(lines)
+
+
+def offline_medians(report, names, keys):
+    """(server, its offline rows, the medians of `keys`) for each of
+    `names` that has offline rows."""
+    for name in names:
+        rows = [r for r in report["offline"] if r["server"] == name]
+        if rows:
+            yield name, rows, {key: median_of(rows, key) for key in keys}
 
 
 def notes_section(report, rows, remarks_of):
