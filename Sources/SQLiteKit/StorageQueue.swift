@@ -18,8 +18,15 @@ import Foundation
 /// prepared statement, is used in two or more threads at the same time."
 /// Here the connection and its statements are even created, used and closed
 /// on the one thread.
+///
+/// Group commit: jobs submitted with `submitGrouped` that wait next to each
+/// other run in one transaction, each in a savepoint of its own, and their
+/// completions are called once that transaction has committed. Durable
+/// small writes from many callers then share one commit, one sync of the
+/// journal, instead of one each.
 public final class StorageQueue<Context>: Sendable {
     private let jobs: JobQueue<Context>
+    private let database: @Sendable (Context) -> Database?
 
     /// Starts the storage thread and builds the context on it.
     ///
@@ -29,17 +36,22 @@ public final class StorageQueue<Context>: Sendable {
     ///     it runs on the new thread, so the connection never changes threads.
     ///   - close: Closes the context's database once the last job has run,
     ///     on the storage thread.
+    ///   - database: The context's database, in which `submitGrouped`
+    ///     commits its groups; without one (the default) a grouped job runs
+    ///     and completes alone, as a submitted one does.
     /// - Throws: What `open` throws; the thread has then ended.
     public init(
         name: String, open: @escaping @Sendable () throws -> Context,
-        close: @escaping @Sendable (Context) -> Void
+        close: @escaping @Sendable (Context) -> Void,
+        database: @escaping @Sendable (Context) -> Database? = { _ in nil }
     ) throws {
-        let jobs = JobQueue<Context>()
+        let jobs = JobQueue<Context>(database: database)
         let thread = Thread { jobs.run(open: open, close: close) }
         thread.name = name
         jobs.start(thread)
         try jobs.waitUntilStarted()
         self.jobs = jobs
+        self.database = database
     }
 
     /// Lets the thread finish the queued jobs and close the database, without waiting.
@@ -73,9 +85,46 @@ public final class StorageQueue<Context>: Sendable {
         _ job: @escaping @Sendable (Context) throws -> Value,
         completion: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
-        let accepted = jobs.enqueue { context in
+        let accepted = jobs.enqueue(.alone { context in
             completion(Result { try job(context) })
+        })
+        if !accepted {
+            completion(.failure(StorageQueueError.shutDown))
         }
+    }
+
+    /// Queues `job` to share one transaction, and one commit, with the
+    /// grouped jobs queued next to it; `completion` is called on the storage
+    /// thread once that commit has returned, so a result it reports is
+    /// durable as far as the connection's `synchronous` setting makes
+    /// commits durable.
+    ///
+    /// The job runs in a savepoint: if it throws, its own writes are rolled
+    /// back and the group's others stay. If the commit fails, every job of
+    /// the group gets its error; if a job's error makes SQLite roll back the
+    /// whole transaction (`SQLITE_FULL`, `SQLITE_IOERR`…), the jobs before it
+    /// get `StorageQueueError.rolledBack`. Jobs still run in submission
+    /// order, and a job submitted with `submit` ends the group before it.
+    ///
+    /// - Parameters:
+    ///   - job: Small writes (and the reads they need) that may share a
+    ///     transaction: it must not begin or end transactions of its own
+    ///     other than through `Database.transaction`, which nests.
+    ///   - completion: Receives the result, or the error `job` or the
+    ///     commit threw; it should only hand the result on.
+    public func submitGrouped<Value: Sendable>(
+        _ job: @escaping @Sendable (Context) throws -> Value,
+        completion: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) {
+        let database = self.database
+        let accepted = jobs.enqueue(.grouped { context in
+            let result = Result {
+                guard let database = database(context) else { return try job(context) }
+                // Inside the group's transaction, this is the job's savepoint.
+                return try database.transaction { try job(context) }
+            }
+            return { groupError in completion(groupError.map { .failure($0) } ?? result) }
+        })
         if !accepted {
             completion(.failure(StorageQueueError.shutDown))
         }
@@ -124,6 +173,9 @@ public final class StorageQueue<Context>: Sendable {
 public enum StorageQueueError: Error, Sendable, Hashable {
     /// The job was submitted after `StorageQueue.shutdown()`.
     case shutDown
+    /// The job's writes were undone with its group's transaction, which a
+    /// later job of the group made SQLite roll back (see `submitGrouped`).
+    case rolledBack
 }
 
 /// A storage queue's load, for monitoring: its depth now, and the latency
@@ -165,7 +217,24 @@ public struct StorageQueueStatistics: Sendable {
 /// Several threads can wait on `condition` (the storage thread for jobs,
 /// callers of `shutdown()` for the end), so every change wakes them all.
 private final class JobQueue<Context>: @unchecked Sendable {
-    typealias Job = @Sendable (Context) -> Void
+    /// A queued job: run alone, or in a group that commits together, where
+    /// it returns what to call once the group has committed (with `nil`) or
+    /// failed (with the group's error).
+    enum Job {
+        case alone(@Sendable (Context) -> Void)
+        case grouped(@Sendable (Context) -> (_ groupError: (any Error)?) -> Void)
+
+        var isGrouped: Bool {
+            if case .grouped = self { true } else { false }
+        }
+    }
+
+    /// A job and when it was submitted.
+    typealias Entry = (job: Job, submitted: ContinuousClock.Instant)
+
+    /// How long, in seconds, a group waits at most for the jobs it expects
+    /// (see `nextBatch`): a fraction of a sync of the journal on a disk.
+    static var groupFillWait: TimeInterval { 0.001 }
 
     private enum Phase {
         case starting, running, stopping, stopped
@@ -173,11 +242,16 @@ private final class JobQueue<Context>: @unchecked Sendable {
 
     private let condition = NSCondition()
     /// The jobs waiting, with when each was submitted.
-    private var jobs: [(job: Job, submitted: ContinuousClock.Instant)] = []
+    private var jobs: [Entry] = []
     private var counts = StorageQueueStatistics()
     private var phase = Phase.starting
     private var startupError: (any Error)?
     private var thread: Thread?
+    private let database: @Sendable (Context) -> Database?
+
+    init(database: @escaping @Sendable (Context) -> Database?) {
+        self.database = database
+    }
 
     private func locked<Result>(_ body: () -> Result) -> Result {
         condition.lock()
@@ -195,7 +269,7 @@ private final class JobQueue<Context>: @unchecked Sendable {
     }
 
     /// Adds a job unless the queue is stopping; returns whether it was added.
-    func enqueue(_ job: @escaping Job) -> Bool {
+    func enqueue(_ job: Job) -> Bool {
         locked {
             guard phase == .starting || phase == .running else { return false }
             jobs.append((job, .now))
@@ -241,19 +315,76 @@ private final class JobQueue<Context>: @unchecked Sendable {
             return
         }
         finish(.running, error: nil)
+        var lastGroupSize = 0
         // Take every queued job at once: one lock round trip per batch.
-        while let batch = nextBatch() {
+        while let batch = nextBatch(expectingGroupOf: lastGroupSize) {
             var latencies: [Int64] = []
             latencies.reserveCapacity(batch.count)
-            for (job, submitted) in batch {
-                job(context)
-                let (seconds, attoseconds) = (ContinuousClock.now - submitted).components
-                latencies.append(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            var next = 0
+            while next < batch.count {
+                let end: Int
+                switch batch[next].job {
+                case .alone(let job):
+                    job(context)
+                    end = next + 1
+                case .grouped(let job):
+                    if let database = database(context) {
+                        end = runGroup(of: batch, from: next, on: context, in: database)
+                    } else {
+                        job(context)(nil)
+                        end = next + 1
+                    }
+                    lastGroupSize = end - next
+                }
+                let now = ContinuousClock.now
+                for (_, submitted) in batch[next..<end] {
+                    let (seconds, attoseconds) = (now - submitted).components
+                    latencies.append(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+                }
+                next = end
             }
             locked { for latency in latencies { counts.recordFinished(nanoseconds: latency) } }
         }
         close(context)
         finish(.stopped, error: nil)
+    }
+
+    /// Runs the grouped jobs of `batch` from `start` on, up to the first job
+    /// that runs alone, in one transaction of `database`, then calls their
+    /// completions; returns where it stopped.
+    ///
+    /// It stops early, after the job whose error made SQLite roll the
+    /// transaction back: the jobs after it form the next group.
+    private func runGroup(
+        of batch: [Entry], from start: Int, on context: Context, in database: Database
+    ) -> Int {
+        var completions: [(_ groupError: (any Error)?) -> Void] = []
+        var end = start
+        let groupError: (any Error)?
+        do {
+            try database.transaction {
+                while end < batch.count, case .grouped(let job) = batch[end].job {
+                    completions.append(job(context))
+                    end += 1
+                    guard database.isInTransaction else { throw StorageQueueError.rolledBack }
+                }
+            }
+            groupError = nil
+        } catch {
+            groupError = error
+        }
+        // The transaction did not even begin (a `SQLITE_BUSY`): the first
+        // job runs alone and reports what it meets, so the queue moves on.
+        if case .grouped(let job) = batch[start].job, completions.isEmpty {
+            job(context)(nil)
+            return start + 1
+        }
+        for (index, completion) in completions.enumerated() {
+            // The job that lost the transaction already reports its own error.
+            let lost = groupError as? StorageQueueError == .rolledBack && index == completions.count - 1
+            completion(lost ? nil : groupError)
+        }
+        return end
     }
 
     private func finish(_ newPhase: Phase, error: (any Error)?) {
@@ -265,9 +396,19 @@ private final class JobQueue<Context>: @unchecked Sendable {
     }
 
     /// Waits for jobs; returns `nil` once stopping with nothing left to run.
-    private func nextBatch() -> [(job: Job, submitted: ContinuousClock.Instant)]? {
+    ///
+    /// When only grouped jobs wait, fewer than `expected` (the size of the
+    /// last group), it waits up to `groupFillWait` longer for as many: the
+    /// callers of the last group submit their next jobs as its completions
+    /// reach them, and without the wait the first of them would commit
+    /// alone while the others queue behind its sync.
+    private func nextBatch(expectingGroupOf expected: Int) -> [Entry]? {
         locked {
             while jobs.isEmpty && phase == .running { condition.wait() }
+            let deadline = Date(timeIntervalSinceNow: Self.groupFillWait)
+            while jobs.count < expected, phase == .running, jobs.allSatisfy({ $0.job.isGrouped }),
+                condition.wait(until: deadline)
+            {}
             guard !jobs.isEmpty else { return nil }
             defer { jobs = [] }
             return jobs

@@ -110,11 +110,13 @@ public final class Stores {
 
 extension StorageQueue<Stores> {
     /// Starts the server's storage thread, `swiftlet.storage`, on the stores
-    /// `makeStores` builds there; `shutdown()` closes their database.
+    /// `makeStores` builds there; `shutdown()` closes their database, and
+    /// `submitGrouped` commits its groups in it.
     ///
     /// - Throws: What `makeStores` throws.
     public convenience init(makeStores: @escaping @Sendable () throws -> Stores) throws {
-        try self.init(name: "swiftlet.storage", open: makeStores, close: { $0.database?.close() })
+        try self.init(
+            name: "swiftlet.storage", open: makeStores, close: { $0.database?.close() }, database: { $0.database })
     }
 }
 

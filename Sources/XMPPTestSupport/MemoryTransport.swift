@@ -11,6 +11,8 @@ public final class MemoryTransport: SessionTransport {
     public private(set) var isClosed = false
     /// Whether the session asked to stop reading.
     public private(set) var isReadingPaused = false
+    /// How many writes the session made, taken or not.
+    public private(set) var writeCount = 0
     public let peerAddress: String
     public let peerHost: String
     public let peerIsLoopback: Bool
@@ -25,6 +27,7 @@ public final class MemoryTransport: SessionTransport {
     public func write(_ bytes: UnsafeRawBufferPointer) {
         precondition(!isClosed, "write after close")
         output += bytes
+        writeCount += 1
     }
 
     /// Everything written and not yet taken: a test that does not take

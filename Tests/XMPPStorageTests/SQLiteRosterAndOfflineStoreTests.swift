@@ -85,7 +85,7 @@ import XMPPCore
 
     @Test(arguments: [
         "SELECT id FROM offline_messages WHERE account_id = 1 ORDER BY id",
-        "SELECT count(*) FROM offline_messages WHERE account_id = 1",
+        "DELETE FROM offline_messages WHERE account_id = 1",
     ])
     func offlineLookupsUseTheAccountIndex(query: String) throws {
         let database = try migratedInMemoryDatabase()
@@ -94,6 +94,63 @@ import XMPPCore
         while try plan.step() { details.append(plan.string(at: 3) ?? "") }
         #expect(details.contains { $0.contains("offline_messages_by_account") }, "\(details)")
         #expect(!details.contains { $0.contains("TEMP B-TREE") }, "no sorting step: \(details)")
+    }
+
+    /// Each account's `offline_usage` row next to what counting its
+    /// messages gives; accounts without a row count as (0, 0).
+    private func usageAndCount(in database: Database) throws -> [String: [Int]] {
+        let statement = try database.prepare(
+            """
+            SELECT a.username, coalesce(u.messages, 0), coalesce(u.bytes, 0),
+                (SELECT count(*) FROM offline_messages AS m WHERE m.account_id = a.id),
+                (SELECT coalesce(sum(length(CAST(m.stanza AS BLOB))), 0) FROM offline_messages AS m
+                    WHERE m.account_id = a.id)
+            FROM accounts AS a LEFT JOIN offline_usage AS u ON u.account_id = a.id
+            """)
+        var rows: [String: [Int]] = [:]
+        while try statement.step() {
+            rows[statement.string(at: 0) ?? ""] = (1...4).map { statement.int(at: $0) }
+        }
+        return rows
+    }
+
+    @Test func theUsageRowFollowsStoresRemovalsRollbacksAndDeletedAccounts() throws {
+        let (database, stores) = try storesWithRomeo()
+        #expect(try stores.accounts.createAccount("juliet", credentials: sampleCredentialPair()))
+        let quota = OfflineQuota(messages: 3)
+        for (index, username) in ["romeo", "romeo", "romeo", "juliet"].enumerated() {
+            #expect(try stores.offline.store("<m>\(index)🌹</m>", from: "a@x", timestamp: index, for: username, quota: quota))
+        }
+        #expect(try usageAndCount(in: database) == ["romeo": [3, 36, 3, 36], "juliet": [1, 12, 1, 12]])
+
+        #expect(try !stores.offline.store("<m/>", from: "a@x", timestamp: 9, for: "romeo", quota: quota), "at the limit")
+        #expect(throws: PlannedError.self) {
+            try database.transaction {
+                _ = try stores.offline.store("<m/>", from: "a@x", timestamp: 9, for: "juliet", quota: quota)
+                throw PlannedError()
+            }
+        }
+        #expect(try usageAndCount(in: database) == ["romeo": [3, 36, 3, 36], "juliet": [1, 12, 1, 12]])
+
+        let romeos = try stores.offline.messages(for: "romeo").map(\.id)
+        #expect(try stores.offline.remove([romeos[0], romeos[2]], for: "romeo") == 2)
+        #expect(try usageAndCount(in: database) == ["romeo": [1, 12, 1, 12], "juliet": [1, 12, 1, 12]])
+        #expect(try stores.offline.store("<m/>", from: "a@x", timestamp: 9, for: "romeo", quota: quota), "room again")
+
+        #expect(try stores.accounts.deleteAccount("romeo"))
+        #expect(try count("offline_usage", in: database) == 1, "the deleted account's row went with it")
+        #expect(try stores.accounts.createAccount("romeo", credentials: sampleCredentialPair()))
+        #expect(try usageAndCount(in: database) == ["romeo": [0, 0, 0, 0], "juliet": [1, 12, 1, 12]])
+        #expect(try stores.offline.count(for: "romeo") == 0)
+    }
+
+    @Test func theQuotaCheckReadsTheUsageRowNotTheMessages() throws {
+        let (database, stores) = try storesWithRomeo()
+        #expect(try stores.offline.store("<m/>", from: "a@x", timestamp: 0, for: "romeo", quota: OfflineQuota(messages: 9)))
+        // A usage row that disagrees with the messages shows which one is read.
+        try database.execute("UPDATE offline_usage SET messages = 9")
+        #expect(try !stores.offline.store("<m/>", from: "a@x", timestamp: 1, for: "romeo", quota: OfflineQuota(messages: 9)))
+        #expect(try stores.offline.count(for: "romeo") == 9)
     }
 
     @Test func aStoredMessageIsCommittedBeforeStoreReturns() throws {

@@ -12,7 +12,10 @@ each round on a freshly started process, without TLS:
   2. offline messages (XEP-0160): `--offline` messages from 10 senders to a
      user who is offline (store phase, until every sender's ping after
      them is answered), then that user logs in and sends initial presence
-     (delivery phase, until the last message arrives).
+     (delivery phase, until the last message arrives). With
+     `--offline-window N` the store phase goes in steps of N messages, and
+     the first and last steps are reported apart: the cost of storing with
+     a short backlog and with a long one.
 Every message is checked to arrive exactly once, at its own receiver.
 Medians over the rounds are printed as Markdown tables (JSON with --json).
 
@@ -63,6 +66,8 @@ def parse_arguments():
     parser.add_argument("--pairs", default="50,200", help="sender/receiver pair counts, ascending")
     parser.add_argument("--window", type=int, default=16, help="messages in flight per pair")
     parser.add_argument("--offline", type=int, default=5000, help="messages stored for the offline user")
+    parser.add_argument("--offline-window", type=int, default=0,
+                        help="store in steps of this many messages and report the first and last apart (0: one step)")
     arguments = parser.parse_args()
     arguments.pair_counts = [int(count) for count in arguments.pairs.split(",")]
     check_common_arguments(parser, arguments, SERVER_NAMES)
@@ -246,9 +251,14 @@ async def measure_offline(server, target, senders, arguments, run_ids):
     """Store phase, then delivery phase, for one offline user."""
     run = routing_load.OfflineRun(next(run_ids), senders, f"{OFFLINE_USER}@{target.domain}", arguments.offline)
     errors_before, _ = session_errors(senders)
-    cpu, started = server.cpu_seconds(), time.perf_counter()
-    await run.store()
-    store_s, store_cpu = time.perf_counter() - started, server.cpu_seconds() - cpu
+    step = arguments.offline_window or arguments.offline
+    steps = []  # (messages, seconds, server CPU seconds) per step
+    for first in range(0, arguments.offline, step):
+        end = min(first + step, arguments.offline)
+        cpu, started = server.cpu_seconds(), time.perf_counter()
+        await run.store(first, end)
+        steps.append((end - first, time.perf_counter() - started, server.cpu_seconds() - cpu))
+    store_s, store_cpu = sum(s for _, s, _ in steps), sum(c for _, _, c in steps)
     errors, sample = session_errors(senders)
     conn = await xmpp_load.open_session(target, OFFLINE_USER, PASSWORD, "offline")
     recipient = routing_load.Session(conn, OFFLINE_USER, target.domain)
@@ -267,6 +277,10 @@ async def measure_offline(server, target, senders, arguments, run_ids):
         "store_cpu_us_per_msg": store_cpu / arguments.offline * 1e6,
         "deliver_s": deliver_s, "deliver_msgs_per_s": run.received / deliver_s if run.received else 0.0,
         "deliver_cpu_us_per_msg": deliver_cpu / run.received * 1e6 if run.received else None,
+        "store_first_step_msgs_per_s": steps[0][0] / steps[0][1],
+        "store_last_step_msgs_per_s": steps[-1][0] / steps[-1][1],
+        "store_first_step_cpu_us_per_msg": steps[0][2] / steps[0][0] * 1e6,
+        "store_last_step_cpu_us_per_msg": steps[-1][2] / steps[-1][0] * 1e6,
     }
 
 
@@ -415,21 +429,42 @@ def format_tables(report, arguments):
         "| deliver CPU µs/msg | lost | dup | error stanzas |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for name in names:
-        rows = [r for r in report["offline"] if r["server"] == name]
-        if rows:
-            m = {key: median_of(rows, key) for key in (
-                "store_msgs_per_s", "deliver_msgs_per_s", "store_cpu_us_per_msg", "deliver_cpu_us_per_msg")}
+    for name, rows, m in offline_medians(report, names, (
+            "store_msgs_per_s", "deliver_msgs_per_s", "store_cpu_us_per_msg", "deliver_cpu_us_per_msg")):
+        lines.append(
+            f"| {name} | {m['store_msgs_per_s']:.0f} | {m['deliver_msgs_per_s']:.0f} | "
+            f"{m['store_cpu_us_per_msg']:.1f} | {m['deliver_cpu_us_per_msg'] or 0:.1f} | "
+            f"{sum(r['lost'] for r in rows)} | {sum(r['duplicates'] for r in rows)} | "
+            f"{sum(r['errors'] for r in rows)} |")
+    if arguments.offline_window:
+        window = arguments.offline_window
+        last = (arguments.offline - 1) // window * window  # stored before the last step
+        lines += [
+            "",
+            f"| offline store by backlog | msgs/s, first {window} | msgs/s, from {last} stored "
+            "| CPU µs/msg, first | CPU µs/msg, last |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for name, _, m in offline_medians(report, names, (
+                "store_first_step_msgs_per_s", "store_last_step_msgs_per_s",
+                "store_first_step_cpu_us_per_msg", "store_last_step_cpu_us_per_msg")):
             lines.append(
-                f"| {name} | {m['store_msgs_per_s']:.0f} | {m['deliver_msgs_per_s']:.0f} | "
-                f"{m['store_cpu_us_per_msg']:.1f} | {m['deliver_cpu_us_per_msg'] or 0:.1f} | "
-                f"{sum(r['lost'] for r in rows)} | {sum(r['duplicates'] for r in rows)} | "
-                f"{sum(r['errors'] for r in rows)} |")
+                f"| {name} | {m['store_first_step_msgs_per_s']:.0f} | {m['store_last_step_msgs_per_s']:.0f} | "
+                f"{m['store_first_step_cpu_us_per_msg']:.1f} | {m['store_last_step_cpu_us_per_msg']:.1f} |")
     lines += notes_section(report, report["routing"] + report["offline"], lambda r: (
         f"{r['pairs']} pairs" if "pairs" in r else "offline",
         [(f"{r.get('reordered')} messages overtaken within a pair", r.get("reordered")),
          (f"{r.get('stale')} messages of an earlier run", r.get("stale"))]))
     return "\n".join(lines)
+
+
+def offline_medians(report, names, keys):
+    """(server, its offline rows, the medians of `keys`) for each of
+    `names` that has offline rows."""
+    for name in names:
+        rows = [r for r in report["offline"] if r["server"] == name]
+        if rows:
+            yield name, rows, {key: median_of(rows, key) for key in keys}
 
 
 def notes_section(report, rows, remarks_of):

@@ -231,10 +231,13 @@ class OfflineRun:
         self.last_received_ns = 0
         self.complete = asyncio.get_running_loop().create_future()
 
-    async def store(self):
-        """Every sender writes its share, then pings: the server has handled
-        (stored) them when the last ping reply arrives."""
-        shares = [range(index, self.total, len(self.senders)) for index in range(len(self.senders))]
+    async def store(self, first=0, end=None):
+        """Every sender writes its share of the messages numbered from
+        `first` to `end` (all by default), then pings: the server has
+        handled (stored) them when the last ping reply arrives."""
+        end = self.total if end is None else end
+        count = len(self.senders)
+        shares = [range(first + (index - first) % count, end, count) for index in range(count)]
         for sender, share in zip(self.senders, shares):
             sender.send("".join(message(self.to, self.run_id, 0, seq) for seq in share))
         await asyncio.gather(*(sender.sync() for sender in self.senders))

@@ -3,10 +3,17 @@ import XMPPCore
 import XMPPStorage
 
 /// XEP-0160: messages for users with no available resource are stored
-/// durably (committed before the sender's next stanza is handled, since the
-/// session waits for the storage job) and delivered at the user's next
-/// initial presence, in order, with an XEP-0203 `<delay/>` stamp, then
-/// removed.
+/// durably and delivered at the user's next initial presence, in order,
+/// with an XEP-0203 `<delay/>` stamp, then removed.
+///
+/// Durable means committed before the sender's next stanza is handled: the
+/// sender's session waits for the storage job, and the job is group
+/// committed (`StorageJobs.submitGrouped`), so the wait ends only once the
+/// transaction holding the message, shared with the messages other senders
+/// stored meanwhile, has committed. Nothing the server acknowledged after
+/// the message (the answer to a later stanza, an XEP-0198 count) can then
+/// be lost in a crash; the group only spreads one sync of the journal over
+/// many senders.
 ///
 /// Which messages are kept: those with a body (XEP-0160 §3: the others,
 /// chat states and the like, lose their meaning with time), or with an
@@ -43,7 +50,8 @@ public struct OfflineMessages: ServerFeature {
     /// blocks the sender, or is over its quota.
     private static func store(_ undelivered: UndeliveredMessage, from session: ClientSession) {
         guard let username = undelivered.user.localpart else { return }
-        session.withStorage(job(storing: undelivered.message, for: username, server: session.server)) { result in
+        let storing = job(storing: undelivered.message, for: username, server: session.server)
+        session.withStorage(grouped: true, storing) { result in
             switch result {
             case .success(.unreachable):
                 undelivered.bounce(StanzaError(.serviceUnavailable))
@@ -66,7 +74,8 @@ public struct OfflineMessages: ServerFeature {
     /// a failure is logged.
     private static func keep(_ message: Message, for user: JID, server: ServerContext) {
         guard let username = user.localpart else { return }
-        server.storage.run(on: server.loop, job(storing: message, for: username, server: server)) { result in
+        let storing = job(storing: message, for: username, server: server)
+        server.storage.run(on: server.loop, grouped: true, storing) { result in
             switch result {
             case .success(.stored), .success(.notKept): break
             case .success(let outcome): server.log.notice("undelivered message for \(user) dropped: \(outcome)")
@@ -107,30 +116,35 @@ public struct OfflineMessages: ServerFeature {
     /// Sends the messages kept for `session`'s user, each with a delay
     /// stamp, and removes them once they are queued on the connection.
     ///
-    /// A stored message that does not parse back (a damaged row) is
-    /// removed too, with an error logged, so that it can neither hold the
-    /// user's quota forever nor be retried at every login.
+    /// The backlog is parsed with one parser and goes out in few large
+    /// writes (`ClientSession.sendingTogether`), and is removed in one
+    /// statement. A stored message that does not parse back (a damaged
+    /// row) is removed too, with an error logged, so that it can neither
+    /// hold the user's quota forever nor be retried at every login.
     private static func deliver(to session: ClientSession) {
         guard let username = session.username else { return }
         let domain = session.server.domain
         session.withStorage({ stores in try stores.offline.messages(for: username) }) { result in
             guard case .success(let messages) = result, !messages.isEmpty else { return }
             var finished: Set<Int> = []
-            for stored in messages {
-                // A stream that ends meanwhile (a limit it reached) keeps
-                // the rest for the next login; what it was sent and did
-                // not acknowledge is handed back as the stream ends.
-                guard session.phase != .closed else { break }
-                finished.insert(stored.id)
-                guard var element = StoredStanza.parse(stored.stanza) else {
-                    session.log.error("offline message \(stored.id) for \(username) does not parse; deleted")
-                    continue
+            let reader = StoredStanzaReader()
+            session.sendingTogether {
+                for stored in messages {
+                    // A stream that ends meanwhile (a limit it reached) keeps
+                    // the rest for the next login; what it was sent and did
+                    // not acknowledge is handed back as the stream ends.
+                    guard session.phase != .closed else { break }
+                    finished.insert(stored.id)
+                    guard var element = reader.parse(stored.stanza) else {
+                        session.log.error("offline message \(stored.id) for \(username) does not parse; deleted")
+                        continue
+                    }
+                    element.append(.delay(from: domain, at: stored.timestamp))
+                    session.send(element)
                 }
-                element.append(.delay(from: domain, at: stored.timestamp))
-                session.send(element)
             }
             let ids = finished
-            session.withStorage({ stores in try stores.offline.remove(ids, for: username) }) { result in
+            session.withStorage(grouped: true, { stores in try stores.offline.remove(ids, for: username) }) { result in
                 if case .failure(let error) = result {
                     session.log.error("offline messages for \(username) not removed after delivery: \(error)")
                 }

@@ -109,6 +109,8 @@ public final class ClientSession {
     /// Set once more than `max_queued_output` waited for this client, as
     /// the stream is closed for it.
     private var outputOverflowed = false
+    /// Output held back inside `sendingTogether`, to go out in one write.
+    private var coalescedOutput: [UInt8]?
 
     /// Creates the session for a connection that has just been accepted.
     /// - Parameter directTLS: The connection began with TLS (XEP-0368).
@@ -256,11 +258,17 @@ public final class ClientSession {
     /// Runs `job` on the storage thread with this session's input paused,
     /// then `completion` on the loop: stanzas the client sent after the one
     /// that needed storage are handled only afterwards, in order.
+    ///
+    /// - Parameter grouped: Whether `job` joins a group commit (see
+    ///   `StorageJobs.submitGrouped`): the session stays paused until the
+    ///   commit that holds its writes has returned.
     public func withStorage<Value: Sendable>(
-        _ job: @escaping @Sendable (Stores) throws -> Value,
+        grouped: Bool = false, _ job: @escaping @Sendable (Stores) throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void
     ) {
-        waiting(for: { [server] done in server.storage.run(on: server.loop, job, then: done) }, then: completion)
+        waiting(
+            for: { [server] done in server.storage.run(on: server.loop, grouped: grouped, job, then: done) },
+            then: completion)
     }
 
     /// Starts `operation` with this session's input paused until it calls
@@ -300,9 +308,37 @@ public final class ClientSession {
         send(bytes)
     }
 
+    /// Runs `body`, which sends many stanzas at once (an offline backlog),
+    /// and hands what it sends to the connection in writes of about 64 KiB
+    /// (in TLS records of up to 16 KiB), not one write (and one record) per
+    /// stanza. The order of the output is kept, and it is all queued on the
+    /// connection when this returns. Over WebSocket, where each stanza needs
+    /// a frame of its own (RFC 7395 §3.3.3), output goes out as it comes.
+    func sendingTogether(_ body: () -> Void) {
+        guard framing == .xmlStream, coalescedOutput == nil else { return body() }
+        coalescedOutput = []
+        body()
+        sendCoalescedOutput()
+        coalescedOutput = nil
+    }
+
+    /// Sends what `sendingTogether` has held back so far.
+    private func sendCoalescedOutput() {
+        guard let bytes = coalescedOutput, !bytes.isEmpty, phase != .closed, !isDetached else { return }
+        coalescedOutput = []
+        sendNow(bytes)
+    }
+
     /// Sends raw bytes, through TLS when it is on.
     func send(_ bytes: [UInt8]) {
         guard phase != .closed, !isDetached else { return }
+        guard coalescedOutput != nil else { return sendNow(bytes) }
+        coalescedOutput!.append(contentsOf: bytes)
+        if coalescedOutput!.count >= Self.coalescedWriteSize { sendCoalescedOutput() }
+    }
+
+    /// Sends raw bytes at once, held back or not.
+    private func sendNow(_ bytes: [UInt8]) {
         lastSent = server.loop.now
         guard let secureChannel else { return transmit(bytes) }
         do {
@@ -357,6 +393,7 @@ public final class ClientSession {
     /// Closes the connection after what is queued, once.
     func closeTransport() {
         guard phase != .closed else { return }
+        sendCoalescedOutput()
         closeTLS()
         finish()
         transport?.close()
@@ -457,6 +494,9 @@ public final class ClientSession {
     /// streams namespace with the conventional `stream:` prefix.
     ///
     /// COMPAT: XMPPFramework: it matches that prefix literally.
+    /// How much output `sendingTogether` collects before it writes.
+    static let coalescedWriteSize = 64 * 1024
+
     static let clientScope = XMLNamespaceScope(defaultNamespace: NS.client, prefixes: [NS.streams: "stream"])
 
     /// The shape of the header we send, for writing its closing tag.

@@ -10,21 +10,45 @@ public protocol StorageJobs: Sendable {
     func submit<Value: Sendable>(
         _ job: @escaping @Sendable (Stores) throws -> Value,
         completion: @escaping @Sendable (Result<Value, any Error>) -> Void)
+
+    /// Runs `job`, small durable writes, in one transaction with the other
+    /// grouped jobs waiting beside it, and hands its result to `completion`
+    /// once that transaction has committed (see `StorageQueue.submitGrouped`).
+    func submitGrouped<Value: Sendable>(
+        _ job: @escaping @Sendable (Stores) throws -> Value,
+        completion: @escaping @Sendable (Result<Value, any Error>) -> Void)
 }
 
 extension StorageQueue<Stores>: StorageJobs {}
 
 extension StorageJobs {
+    /// Runs `job` alone: storage that commits each job by itself groups
+    /// nothing.
+    public func submitGrouped<Value: Sendable>(
+        _ job: @escaping @Sendable (Stores) throws -> Value,
+        completion: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) {
+        submit(job, completion: completion)
+    }
+
     /// Submits `job` and delivers its result on `loop`, always in a later
     /// loop turn (never inside this call), so a caller can pause and resume
     /// around it without re-entering itself.
+    ///
+    /// - Parameter grouped: Whether `job` joins a group commit
+    ///   (`submitGrouped`) rather than running alone.
     public func run<Value: Sendable>(
-        on loop: any Loop, _ job: @escaping @Sendable (Stores) throws -> Value,
+        on loop: any Loop, grouped: Bool = false, _ job: @escaping @Sendable (Stores) throws -> Value,
         then completion: @escaping (Result<Value, any Error>) -> Void
     ) {
         let bound = LoopBound(completion, on: loop)
-        submit(job) { result in
+        let deliver: @Sendable (Result<Value, any Error>) -> Void = { result in
             bound.loop.execute { bound.wrapped(result) }
+        }
+        if grouped {
+            submitGrouped(job, completion: deliver)
+        } else {
+            submit(job, completion: deliver)
         }
     }
 }

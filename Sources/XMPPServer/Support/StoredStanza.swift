@@ -26,12 +26,23 @@ package enum StoredStanza {
     /// the stored text holds those already. Depth keeps the stream's bound,
     /// since serializing never nests deeper.
     package static func parse(_ xml: String) -> Element? {
-        let bound = streamOpening.utf8.count + xml.utf8.count
+        let parser = makeParser(bound: bound(of: xml))
+        guard case .element(let element)? = parser.feed(xml).first else { return nil }
+        return element
+    }
+
+    /// What the limits of a parser for `xml` derive from (see `parse`).
+    fileprivate static func bound(of xml: String) -> Int {
+        streamOpening.utf8.count + xml.utf8.count
+    }
+
+    /// A parser for texts up to `bound` (see `parse`), inside the stream
+    /// header already.
+    fileprivate static func makeParser(bound: Int) -> XMLStreamParser {
         let parser = XMLStreamParser(
             limits: .init(maxStanzaSize: 2 * bound, maxAttributes: bound, maxTokenSize: bound))
         _ = parser.feed(streamOpening)
-        guard case .element(let element)? = parser.feed(xml).first else { return nil }
-        return element
+        return parser
     }
 
     /// The stream header stored text is parsed under: it declares what the
@@ -46,6 +57,43 @@ package enum StoredStanza {
         // our own constants: nothing in it can fail to serialize.
         return String(decoding: try! XMLSerializer.streamOpening(header), as: UTF8.self)
     }()
+}
+
+/// Parses stored stanzas one after another with one parser, where
+/// `StoredStanza.parse` makes one per stanza: for a backlog read at once
+/// (offline messages), where making the parser costs more than parsing a
+/// small stanza. It reads what `StoredStanza.parse` reads.
+///
+/// After a text that the shared parser does not read as exactly one stanza
+/// (a damaged row may leave it failed, or inside an element or a
+/// comment), that text is parsed alone, and the next gets a fresh parser.
+/// A well-formed row cannot end inside an element, since markup characters
+/// in its text are escaped, so a parser left that way by a damaged row only
+/// makes the next one take the slow path.
+package final class StoredStanzaReader {
+    private var parser: XMLStreamParser?
+    /// The bound `parser`'s limits derive from.
+    private var bound = 0
+    /// The least bound a parser gets, so that a backlog of growing texts
+    /// does not make a parser for each.
+    private static let minimumBound = 64 * 1024
+
+    package init() {}
+
+    /// The stanza `xml` holds, as `StoredStanza.parse(xml)` reads it.
+    package func parse(_ xml: String) -> Element? {
+        let needed = StoredStanza.bound(of: xml)
+        if needed > bound {
+            bound = max(needed, Self.minimumBound)
+            parser = StoredStanza.makeParser(bound: bound)
+        }
+        if let events = parser?.feed(xml), events.count == 1, case .element(let element) = events[0] {
+            return element
+        }
+        parser = nil
+        bound = 0
+        return StoredStanza.parse(xml)
+    }
 }
 
 /// A stored row that does not read back (a damaged database): thrown by a

@@ -50,8 +50,10 @@ public protocol OfflineStore: AnyObject {
     ///
     /// In `SQLiteOfflineStore` each call is its own transaction, committed
     /// (with the default `synchronous = FULL`, on disk) before it returns,
-    /// so the server may acknowledge the message afterwards. A job that
-    /// stores several messages can group them in one `Database.transaction`.
+    /// so the server may acknowledge the message afterwards. Inside a
+    /// transaction (a job's `Database.transaction`, or the group of a
+    /// grouped storage job) it is a savepoint, and the message is durable
+    /// once that transaction has committed.
     ///
     /// - Parameters:
     ///   - stanza: The serialized message stanza.

@@ -1,14 +1,15 @@
 import SQLiteKit
 
 /// An `OfflineStore` in the table `offline_messages` (migrations
-/// `0003-offline` and `0011-offline-sizes`).
+/// `0003-offline`, `0011-offline-sizes` and `0018-offline-usage`).
 ///
 /// Ids come from `AUTOINCREMENT`, so an id is never reused: removing by an
 /// id the server read earlier can never hit a message stored since. The
 /// index on `account_id` (whose entries SQLite orders by rowid within each
 /// account) serves the listing in arrival order and the cascade when an
-/// account is deleted; the one on `(account_id, size)` the quota's count
-/// and sum, without reading the stanzas.
+/// account is deleted. The quota reads the account's row of
+/// `offline_usage`, which triggers keep up to date as messages come and
+/// go, so that storing costs the same however many messages wait.
 public final class SQLiteOfflineStore: OfflineStore {
     private let database: Database
 
@@ -70,17 +71,13 @@ public final class SQLiteOfflineStore: OfflineStore {
         guard !ids.isEmpty else { return 0 }
         return try database.transaction {
             guard let accountID = try database.accountID(of: username) else { return 0 }
+            // One statement for all of them, the ids as a JSON array.
             return try database.withCachedStatement(
-                "DELETE FROM offline_messages WHERE id = ? AND account_id = ?"
+                "DELETE FROM offline_messages WHERE account_id = ? AND id IN (SELECT value FROM json_each(?))"
             ) { statement in
-                var removed = 0
-                for id in ids {
-                    try statement.bind(id, accountID)
-                    try statement.run()
-                    statement.reset()
-                    removed += database.changes
-                }
-                return removed
+                try statement.bind(accountID, "[" + ids.map(String.init).joined(separator: ",") + "]")
+                try statement.run()
+                return database.changes
             }
         }
     }
@@ -97,13 +94,14 @@ public final class SQLiteOfflineStore: OfflineStore {
         }
     }
 
-    /// How many messages the account keeps, and their bytes.
+    /// How many messages the account keeps, and their bytes: its row of
+    /// `offline_usage`, or none before its first message.
     private func usage(accountID: Int64) throws -> (messages: Int, bytes: Int) {
         try database.withCachedStatement(
-            "SELECT count(*), coalesce(sum(size), 0) FROM offline_messages WHERE account_id = ?"
+            "SELECT messages, bytes FROM offline_usage WHERE account_id = ?"
         ) { statement in
             try statement.bind(accountID)
-            _ = try statement.step()
+            guard try statement.step() else { return (0, 0) }
             return (statement.int(at: 0), statement.int(at: 1))
         }
     }

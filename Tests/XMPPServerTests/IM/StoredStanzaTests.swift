@@ -90,6 +90,57 @@ import XMPPTestSupport
         #expect(!server.logLines.lines.contains { $0.contains("cut off") }, "the row's content is not logged")
     }
 
+    @Test func theBacklogReaderReadsWhatParseReadsDamagedRowsIncluded() throws {
+        let rows = [
+            "<message to='a@b'><body>1</body></message>",
+            "<message><body>cut off",  // leaves a shared parser inside an element
+            "<message to='a@b'><body>2</body></message>",
+            "<message/><x>",  // one stanza, then an element left open
+            "<message to='a@b'><body>3 &lt;/x&gt;</body></message>",
+            "not xml at all",
+            "<message><!--",  // leaves a shared parser inside a comment
+            "<message to='a@b'><body>4 --&gt;</body></message>",
+            "<message to='a@b' x='\(String(repeating: "y", count: 70_000))'><body>5</body></message>",
+            "</stream:stream>",
+            "<message to='a@b'><body>6</body></message>",
+            "<message to='a@b'><body>7</body></message>",
+        ]
+        let reader = StoredStanzaReader()
+        let read = rows.map { reader.parse($0) }
+        #expect(read == rows.map { StoredStanza.parse($0) })
+        #expect(read.compactMap { $0?.childText("body") } == ["1", "2", "3 </x>", "4 -->", "5", "6", "7"])
+    }
+
+    @Test func aBacklogGoesOutInFewWritesInOrderCountedByStreamManagement() throws {
+        let (server, romeo) = try romeoAndOfflineJuliet()
+        let filler = String(repeating: "z", count: 400)
+        for index in 1...300 {
+            romeo.send("<message to='juliet@localhost' type='chat'><body>\(index) \(filler)</body></message>")
+        }
+        #expect(romeo.receiveElements().isEmpty, "stored without an error")
+        let juliet = server.connect()
+        try juliet.login("juliet", "pw", resource: "balcony")
+        juliet.send("<enable xmlns='urn:xmpp:sm:3'/>")
+        #expect(try juliet.receiveOne().name == "enabled")
+        let writesBefore = juliet.transport.writeCount
+        juliet.send("<presence/>")
+        let elements = juliet.receiveElements()
+        let messages = elements.filter { $0.name == "message" }
+        let numbers = messages.compactMap { $0.childText("body")?.split(separator: " ").first.map(String.init) }
+        #expect(numbers == (1...300).map(String.init))
+        #expect(messages.allSatisfy { $0.child("delay", namespace: NS.delay) != nil })
+        // About 150 KB: three 64 KiB writes, then what follows the backlog.
+        let writes = juliet.transport.writeCount - writesBefore
+        #expect(writes <= 6, "\(writes) writes")
+        // Every stanza was counted: acknowledging them all keeps the stream.
+        let stanzas = elements.count { ["message", "presence", "iq"].contains($0.name) }
+        juliet.send("<a xmlns='urn:xmpp:sm:3' h='\(stanzas)'/>")
+        #expect(juliet.receiveElements().isEmpty)
+        #expect(!juliet.isClosed)
+        juliet.send("<a xmlns='urn:xmpp:sm:3' h='\(stanzas + 1)'/>")
+        #expect(juliet.receive().streamErrorCondition == "undefined-condition", "one more was never sent")
+    }
+
     @Test func aDamagedPendingSubscriptionRequestIsLoggedAndSentPlain() throws {
         let (server, romeo) = try romeoAndOfflineJuliet()
         romeo.send("<presence type='subscribe' to='juliet@localhost'><status>let me in</status></presence>")

@@ -97,12 +97,14 @@ extension MessageArchive {
 /// wait) before a flush is queued, so that each transaction writes many
 /// messages. The flush does not sync either (`synchronous = NORMAL` for
 /// that transaction; the next durable commit, an offline message or a
-/// roster change, syncs it along). A query flushes first, on the same
-/// serial storage queue, so it sees every message routed before it, and
-/// so does stopping the server. What still waits when the process dies
-/// (at most `gatheringTime` of messages, plus any the disk is behind on),
-/// and what was committed but not synced when the machine loses power, is
-/// lost: the price of not holding up delivery.
+/// roster change, syncs it along). Offline messages are grouped too,
+/// durably: `StorageQueue.submitGrouped` shares a commit, and answers no
+/// one before it has synced. A query flushes first, on the same serial
+/// storage queue, so it sees every message routed before it, and so does
+/// stopping the server. What still waits when the process dies (at most
+/// `gatheringTime` of messages, plus any the disk is behind on), and what
+/// was committed but not synced when the machine loses power, is lost: the
+/// price of not holding up delivery.
 ///
 /// It numbers the copies from one counter for all archives, so that the
 /// archive order is the routing order.
