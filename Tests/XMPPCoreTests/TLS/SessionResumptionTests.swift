@@ -66,31 +66,20 @@ import Testing
     }
 
     /// The ticket keys belong to the process: a ticket from one context
-    /// resumes on another built alike (STARTTLS and direct TLS listeners,
-    /// a context built later).
-    @Test func aTicketResumesOnAnotherContextOfTheProcess() throws {
+    /// resumes on another built alike (the STARTTLS and direct TLS
+    /// listeners, a context built later), but not on one with other ALPN
+    /// IDs (the HTTPS listener's), where a full handshake follows.
+    @Test(arguments: [(["xmpp-client"], true), (["http/1.1"], false)])
+    func aTicketResumesOnAnotherContextWithTheSameProtocols(ticketFrom alpn: [String], resumes: Bool) throws {
         let client = try clientContext(maximum: .tls1_3)
-        let ticket = try Self.ticket(from: try serverContext(alpn: ["xmpp-client"]), client: client)
-        defer { SSL_SESSION_free(ticket) }
-
-        let resuming = RawTLSClient(context: client, resuming: ticket)
-        let server = TLSSession(context: try serverContext(alpn: ["xmpp-client"]))
-        try resuming.handshake(with: server)
-        #expect(SSL_session_reused(server.ssl) == 1)
-    }
-
-    /// Tickets of a context with other ALPN IDs (the HTTPS listener's) make
-    /// a full handshake.
-    @Test func aTicketDoesNotCrossToOtherApplicationProtocols() throws {
-        let client = try clientContext(maximum: .tls1_3)
-        let ticket = try Self.ticket(from: try serverContext(alpn: ["http/1.1"]), client: client)
+        let ticket = try Self.ticket(from: try serverContext(alpn: alpn), client: client)
         defer { SSL_SESSION_free(ticket) }
 
         let resuming = RawTLSClient(context: client, resuming: ticket)
         let server = TLSSession(context: try serverContext(alpn: ["xmpp-client"]))
         try resuming.handshake(with: server)
         #expect(server.isHandshakeComplete)
-        #expect(SSL_session_reused(server.ssl) == 0)
+        #expect(SSL_session_reused(server.ssl) == (resumes ? 1 : 0))
     }
 
     /// One full handshake against `server`; returns the client's session
