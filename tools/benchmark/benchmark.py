@@ -222,9 +222,10 @@ async def run(arguments, workdir, report, started):
     started += chosen
     accounts = [(f"bench{i}", PASSWORD) for i in range(arguments.accounts)]
     by_tool = [server for server in chosen if not isinstance(server, ejabberd.Ejabberd)]
-    with ThreadPoolExecutor(4) as pool:
-        list(pool.map(lambda job: job[0].add_user(job[1], PASSWORD),
-                      [(server, user) for server in by_tool for user, _ in accounts]))
+    # One thread per server: concurrent `swiftletd adduser` runs on one
+    # database can outwait SQLite's busy timeout on a loaded machine.
+    with ThreadPoolExecutor(len(by_tool)) as pool:
+        list(pool.map(lambda server: [server.add_user(user, PASSWORD) for user, _ in accounts], by_tool))
     report["versions"] = {server.name: server.version() for server in chosen}
 
     # Logins: every server up, variants and servers interleaved.
