@@ -65,6 +65,8 @@ def parse_arguments():
                         help="accounts (chosen at random) the logins of --account-scale cycle through")
     parser.add_argument("--logins", type=int, default=2000, help="measured logins per server and variant")
     parser.add_argument("--warmup", type=int, default=200, help="logins before each measurement")
+    parser.add_argument("--rounds", type=int, default=10,
+                        help="the measured logins are split into this many rounds, servers taking turns")
     parser.add_argument("--concurrency", type=int, default=8, help="concurrent client connections")
     parser.add_argument("--sessions", default="1000,5000", help="idle session counts, ascending")
     parser.add_argument("--accounts", type=int, default=50, help="accounts the logins cycle through")
@@ -104,31 +106,65 @@ def summarize_errors(outcome):
     return "; ".join(f"{count}x {text}" for text, count in outcome.errors.items())
 
 
-async def measure_logins(server, variant, arguments, accounts):
-    """Warm-up logins, then the measured batch. Returns a result dict."""
+class LoginTally:
+    """One server's measured logins, summed over the rounds."""
+
+    def __init__(self, server, target):
+        self.server, self.target = server, target
+        self.outcome = xmpp_load.Outcome()
+        self.wall = self.server_cpu = self.client_cpu = 0.0
+        self.rss_before = None
+        self.rss_after = None
+
+    async def measure(self, logins, arguments, accounts):
+        """One batch of `logins`, added to the tally."""
+        rss_before, _ = self.server.memory_kib()
+        self.rss_before = self.rss_before or rss_before
+        server_cpu, client_cpu, started = self.server.cpu_seconds(), client_cpu_seconds(), time.perf_counter()
+        outcome = await xmpp_load.run_logins(self.target, accounts, logins, arguments.concurrency)
+        self.wall += time.perf_counter() - started
+        self.server_cpu += self.server.cpu_seconds() - server_cpu
+        self.client_cpu += client_cpu_seconds() - client_cpu
+        self.rss_after, _ = self.server.memory_kib()
+        self.outcome.ok += outcome.ok
+        self.outcome.resumed += outcome.resumed
+        self.outcome.latencies += outcome.latencies
+        for text, count in outcome.errors.items():
+            self.outcome.errors[text] = self.outcome.errors.get(text, 0) + count
+
+    def result(self, variant):
+        outcome, wall, server_cpu = self.outcome, self.wall, self.server_cpu
+        return {
+            "server": self.server.name, "variant": variant, "tls": self.target.use_tls,
+            "tls_version": self.target.tls_version, "logins": outcome.ok, "resumed": outcome.resumed,
+            "failed": sum(outcome.errors.values()), "errors": summarize_errors(outcome),
+            "wall_s": wall, "logins_per_s": outcome.ok / wall,
+            "server_cpu_s": server_cpu, "logins_per_server_cpu_s": outcome.ok / server_cpu if server_cpu else None,
+            "server_cpu_us_per_login": server_cpu / outcome.ok * 1e6 if outcome.ok else None,
+            "server_cpu_share": server_cpu / wall, "client_cpu_share": self.client_cpu / wall,
+            "p50_ms": outcome.percentile(0.50) * 1000, "p99_ms": outcome.percentile(0.99) * 1000,
+            # Closed sessions should give their memory back: RSS growth per
+            # login over the batches stays near 0 unless something is kept.
+            "rss_growth_kib_per_login": (self.rss_after - self.rss_before) / outcome.ok if outcome.ok else None,
+        }
+
+
+async def measure_logins(chosen, variant, arguments, accounts):
+    """Warm-up logins on each server, then the measured ones in
+    `arguments.rounds` rounds in which the servers take turns, so that a
+    change in the machine's load falls on all of them alike. Returns a
+    result dict per server."""
     use_tls, resume = VARIANTS[variant]
-    target = xmpp_load.Target("127.0.0.1", server.port, servers.DOMAIN, use_tls, resume=resume)
-    await xmpp_load.run_logins(target, accounts, arguments.warmup, arguments.concurrency)
-    rss_before, _ = server.memory_kib()
-    server_cpu, client_cpu, started = server.cpu_seconds(), client_cpu_seconds(), time.perf_counter()
-    outcome = await xmpp_load.run_logins(target, accounts, arguments.logins, arguments.concurrency)
-    wall = time.perf_counter() - started
-    rss_after, _ = server.memory_kib()
-    server_cpu = server.cpu_seconds() - server_cpu
-    client_cpu = client_cpu_seconds() - client_cpu
-    return {
-        "server": server.name, "variant": variant, "tls": use_tls, "tls_version": target.tls_version,
-        "logins": outcome.ok, "resumed": outcome.resumed,
-        "failed": sum(outcome.errors.values()), "errors": summarize_errors(outcome),
-        "wall_s": wall, "logins_per_s": outcome.ok / wall,
-        "server_cpu_s": server_cpu, "logins_per_server_cpu_s": outcome.ok / server_cpu if server_cpu else None,
-        "server_cpu_us_per_login": server_cpu / outcome.ok * 1e6 if outcome.ok else None,
-        "server_cpu_share": server_cpu / wall, "client_cpu_share": client_cpu / wall,
-        "p50_ms": outcome.percentile(0.50) * 1000, "p99_ms": outcome.percentile(0.99) * 1000,
-        # Closed sessions should give their memory back: RSS growth per
-        # login over the batch stays near 0 unless something is kept.
-        "rss_growth_kib_per_login": (rss_after - rss_before) / outcome.ok if outcome.ok else None,
-    }
+    tallies = []
+    for server in chosen:
+        target = xmpp_load.Target("127.0.0.1", server.port, servers.DOMAIN, use_tls, resume=resume)
+        await xmpp_load.run_logins(target, accounts, arguments.warmup, arguments.concurrency)
+        tallies.append(LoginTally(server, target))
+    for round_number in range(arguments.rounds):
+        logins = arguments.logins // arguments.rounds + (round_number < arguments.logins % arguments.rounds)
+        for tally in tallies:
+            await tally.measure(logins, arguments, accounts)
+    return [tally.result(variant) for tally in tallies]
 
 
 async def measure_memory(server, use_tls, arguments, accounts):
@@ -235,12 +271,10 @@ async def run(arguments, workdir, report, started):
             await with_deadline(server.register(accounts), arguments.phase_timeout, "ejabberd registrations")
     try:
         for variant in arguments.variant_names:
-            for server in chosen:
-                label = f"{server.name} logins ({VARIANT_LABELS[variant]})"
-                log(label)
-                result = await with_deadline(
-                    measure_logins(server, variant, arguments, accounts), arguments.phase_timeout, label)
-                report["logins"].append(result)
+            label = f"logins ({VARIANT_LABELS[variant]})"
+            log(label)
+            report["logins"] += await with_deadline(
+                measure_logins(chosen, variant, arguments, accounts), arguments.phase_timeout * len(chosen), label)
     finally:
         for server in chosen:
             server.stop()
@@ -270,8 +304,8 @@ async def run(arguments, workdir, report, started):
         server.start()
         try:
             for variant in arguments.variant_names:
-                result = await with_deadline(
-                    measure_logins(server, variant, arguments, sampled), arguments.phase_timeout,
+                [result] = await with_deadline(
+                    measure_logins([server], variant, arguments, sampled), arguments.phase_timeout,
                     f"logins with {count} accounts")
                 report["scale"].append(dict(result, accounts=count, sample=len(sampled)))
         finally:
@@ -311,7 +345,8 @@ def format_tables(report):
         f"{machine['nproc']} CPUs ({machine['cpu']}); {machine['openssl']}; load average "
         f"{machine['load_average_at_start'][0]:.1f} at start, {machine['load_average_at_end'][0]:.1f} at end",
         f"SASL SCRAM-SHA-1, {settings['logins']} logins per cell after "
-        f"{settings['warmup']} warm-up, {settings['concurrency']} concurrent connections",
+        f"{settings['warmup']} warm-up, in {settings['rounds']} rounds with the servers taking turns, "
+        f"{settings['concurrency']} concurrent connections",
         "",
         "| logins | server | server CPU µs/login | logins/server-CPU-s | logins/s | TLS resumed | server CPU "
         "| client CPU | p50 ms | p99 ms | RSS growth KiB/login | failed |",
@@ -398,7 +433,8 @@ def main():
         "machine": machine_description(), "logins": [], "memory": [], "scale": [], "skipped": [],
         "versions": {"swiftletd": "swiftletd"},
         "settings": {key: getattr(arguments, key) for key in (
-            "logins", "warmup", "concurrency", "session_counts", "revision", "scale_counts", "scale_sample")},
+            "logins", "warmup", "rounds", "concurrency", "session_counts", "revision", "scale_counts",
+            "scale_sample")},
     }
     started, status = [], 0
     try:

@@ -182,6 +182,14 @@ class Target:
         self.tls_context.verify_mode = ssl.CERT_NONE
         self.scram = SCRAMCache()
         self.tls_version = None
+        self._resuming_contexts = []
+
+    def resuming_contexts(self, count):
+        """`count` ResumingContexts, kept from one batch of logins to the
+        next so that each concurrent client goes on resuming its session."""
+        while len(self._resuming_contexts) < count:
+            self._resuming_contexts.append(ResumingContext.like(self.tls_context))
+        return self._resuming_contexts[:count]
 
 
 async def open_session(target, user, password, resource, tls_context=None):
@@ -293,8 +301,7 @@ async def run_logins(target, accounts, total, concurrency):
     outcome = Outcome()
     next_index = iter(range(total))
 
-    async def worker():
-        resuming = ResumingContext.like(target.tls_context) if target.resume else None
+    async def worker(resuming):
         for index in next_index:
             user, password = accounts[index % len(accounts)]
             started = time.perf_counter()
@@ -307,7 +314,8 @@ async def run_logins(target, accounts, total, concurrency):
             outcome.ok += 1
             outcome.resumed += resumed
 
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    contexts = target.resuming_contexts(concurrency) if target.resume else [None] * concurrency
+    await asyncio.gather(*(worker(context) for context in contexts))
     return outcome
 
 
