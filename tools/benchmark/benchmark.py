@@ -109,19 +109,19 @@ def summarize_errors(outcome):
 class LoginTally:
     """One server's measured logins, summed over the rounds."""
 
-    def __init__(self, server, target):
-        self.server, self.target = server, target
+    def __init__(self, server, target, accounts):
+        self.server, self.target, self.accounts = server, target, accounts
         self.outcome = xmpp_load.Outcome()
         self.wall = self.server_cpu = self.client_cpu = 0.0
         self.rss_before = None
         self.rss_after = None
 
-    async def measure(self, logins, arguments, accounts):
+    async def measure(self, logins, arguments):
         """One batch of `logins`, added to the tally."""
         rss_before, _ = self.server.memory_kib()
         self.rss_before = self.rss_before or rss_before
         server_cpu, client_cpu, started = self.server.cpu_seconds(), client_cpu_seconds(), time.perf_counter()
-        outcome = await xmpp_load.run_logins(self.target, accounts, logins, arguments.concurrency)
+        outcome = await xmpp_load.run_logins(self.target, self.accounts, logins, arguments.concurrency)
         self.wall += time.perf_counter() - started
         self.server_cpu += self.server.cpu_seconds() - server_cpu
         self.client_cpu += client_cpu_seconds() - client_cpu
@@ -152,18 +152,19 @@ class LoginTally:
 async def measure_logins(chosen, variant, arguments, accounts):
     """Warm-up logins on each server, then the measured ones in
     `arguments.rounds` rounds in which the servers take turns, so that a
-    change in the machine's load falls on all of them alike. Returns a
+    change in the machine's load falls on all of them alike. `accounts`
+    lists, per server, the accounts its logins cycle through. Returns a
     result dict per server."""
     use_tls, resume = VARIANTS[variant]
     tallies = []
-    for server in chosen:
+    for server, its_accounts in zip(chosen, accounts):
         target = xmpp_load.Target("127.0.0.1", server.port, servers.DOMAIN, use_tls, resume=resume)
-        await xmpp_load.run_logins(target, accounts, arguments.warmup, arguments.concurrency)
-        tallies.append(LoginTally(server, target))
+        await xmpp_load.run_logins(target, its_accounts, arguments.warmup, arguments.concurrency)
+        tallies.append(LoginTally(server, target, its_accounts))
     for round_number in range(arguments.rounds):
         logins = arguments.logins // arguments.rounds + (round_number < arguments.logins % arguments.rounds)
         for tally in tallies:
-            await tally.measure(logins, arguments, accounts)
+            await tally.measure(logins, arguments)
     return [tally.result(variant) for tally in tallies]
 
 
@@ -274,7 +275,8 @@ async def run(arguments, workdir, report, started):
             label = f"logins ({VARIANT_LABELS[variant]})"
             log(label)
             report["logins"] += await with_deadline(
-                measure_logins(chosen, variant, arguments, accounts), arguments.phase_timeout * len(chosen), label)
+                measure_logins(chosen, variant, arguments, [accounts] * len(chosen)),
+                arguments.phase_timeout * len(chosen), label)
     finally:
         for server in chosen:
             server.stop()
@@ -293,24 +295,33 @@ async def run(arguments, workdir, report, started):
             finally:
                 server.stop()
 
-    # Database size: a fresh swiftletd per account count.
+    # Database size: a fresh swiftletd per account count, all up at once
+    # and taking turns, each logging in as a random sample of its accounts.
+    scaled, samples = [], []
     for count in arguments.scale_counts:
         server = servers.Swiftletd(os.path.join(workdir, f"swiftletd-{count}-accounts"), arguments.swiftletd)
+        server.name = f"swiftletd, {count} accounts"
         started.append(server)
-        log(f"swiftletd with {count} accounts")
+        log(f"{count} accounts for swiftletd")
         provision_accounts(server, count)
         sample = random.Random(count).sample(range(count), min(count, arguments.scale_sample))
-        sampled = [(f"bench{i}", PASSWORD) for i in sample]
+        samples.append([(f"bench{i}", PASSWORD) for i in sample])
+        scaled.append(server)
+    if not scaled:
+        return
+    for server in scaled:
         server.start()
-        try:
-            for variant in arguments.variant_names:
-                [result] = await with_deadline(
-                    measure_logins([server], variant, arguments, sampled), arguments.phase_timeout,
-                    f"logins with {count} accounts")
-                report["scale"].append(dict(result, accounts=count, sample=len(sampled)))
-        finally:
+    try:
+        for variant in arguments.variant_names:
+            label = f"logins with {', '.join(map(str, arguments.scale_counts))} accounts ({VARIANT_LABELS[variant]})"
+            log(label)
+            results = await with_deadline(
+                measure_logins(scaled, variant, arguments, samples), arguments.phase_timeout * len(scaled), label)
+            report["scale"] += [dict(result, accounts=count, sample=len(sample))
+                                for result, count, sample in zip(results, arguments.scale_counts, samples)]
+    finally:
+        for server in scaled:
             server.stop()
-            shutil.rmtree(server.directory, ignore_errors=True)
 
 
 def log(message):
@@ -405,7 +416,7 @@ def format_tables(report):
             "| accounts in the database | logins as (random sample) | logins | server CPU µs/login | logins/s | p50 ms | failed |",
             "|---:|---:|---|---:|---:|---:|---:|",
         ]
-        for r in report["scale"]:
+        for r in sorted(report["scale"], key=lambda r: (r["accounts"], list(VARIANTS).index(r["variant"]))):
             lines.append(
                 f"| {r['accounts']} | {r['sample']} | {VARIANT_LABELS[r['variant']]} | "
                 f"{r['server_cpu_us_per_login'] or 0:.0f} | {r['logins_per_s']:.0f} | {r['p50_ms']:.1f} | {r['failed']} |")
