@@ -1,16 +1,24 @@
 #!/usr/bin/env python3
-"""swiftletd against Prosody on this machine, in one run.
+"""swiftletd against Prosody (and ejabberd, when installed) on this machine, in one run.
 
-Measures, for each server, with and without STARTTLS:
+Measures, for each server:
   1. logins per second: full logins (see xmpp_load.py) from a few
      concurrent connections, plus the server's CPU time for them, which
-     gives logins per server-CPU-second (less sensitive to a busy machine);
-  2. memory per idle session: the growth of the server's RSS over a
-     baseline, divided by the number of bound, idle sessions held open.
+     gives server CPU per login (less sensitive to a busy machine); in
+     three variants: no TLS, STARTTLS with a full TLS handshake each time,
+     and STARTTLS resuming the previous login's TLS session (its ticket);
+  2. memory per idle session (swiftletd and Prosody): the growth of the
+     server's RSS over a baseline, divided by the number of bound, idle
+     sessions held open;
+  3. with --account-scale, swiftletd's CPU per login with 1,000 to 100,000
+     accounts in its database, logging in as a random sample of them.
+
+`--swiftletd-before PATH` adds a second swiftletd binary (an older build)
+to every login measurement, side by side.
 
 Each server runs as a child process in a temp dir removed at the end; only
 those children are ever signalled. Every phase has a deadline, so the run
-ends by itself. Prints a Markdown table (and writes JSON with --json).
+ends by itself. Prints Markdown tables (and writes JSON with --json).
 
 Usage: benchmark.py --swiftletd PATH [options]   (see --help)
 """
@@ -20,27 +28,45 @@ import datetime
 import json
 import os
 import platform
+import random
 import resource
 import shutil
 import signal
+import sqlite3
 import ssl
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import ejabberd
 import servers
 import xmpp_load
 
 PASSWORD = "bench-password"
 SETTLE_SECONDS = 2.0
+#: The login variants: (name, STARTTLS, resume the TLS session).
+VARIANTS = {"plain": (False, False), "starttls": (True, False), "resumed": (True, True)}
+VARIANT_LABELS = {"plain": "no TLS", "starttls": "STARTTLS, full handshake", "resumed": "STARTTLS, resumed"}
+SERVER_NAMES = ("swiftletd", "prosody", "ejabberd")
 
 
 def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--swiftletd", required=True, help="the swiftletd binary (a release build)")
+    parser.add_argument("--swiftletd-before", help="an older swiftletd binary, measured beside it")
+    parser.add_argument("--servers", default=",".join(SERVER_NAMES),
+                        help="servers to compare with (ejabberd is skipped when not installed)")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="login variants: plain,starttls,resumed")
+    parser.add_argument("--no-memory", dest="memory", action="store_false", help="skip the idle-session memory phase")
+    parser.add_argument("--account-scale", default="",
+                        help="account counts for swiftletd's CPU per login against database size, e.g. 1000,10000,100000")
+    parser.add_argument("--scale-sample", type=int, default=1000,
+                        help="accounts (chosen at random) the logins of --account-scale cycle through")
     parser.add_argument("--logins", type=int, default=2000, help="measured logins per server and variant")
     parser.add_argument("--warmup", type=int, default=200, help="logins before each measurement")
+    parser.add_argument("--rounds", type=int, default=10,
+                        help="the measured logins are split into this many rounds, servers taking turns")
     parser.add_argument("--concurrency", type=int, default=8, help="concurrent client connections")
     parser.add_argument("--sessions", default="1000,5000", help="idle session counts, ascending")
     parser.add_argument("--accounts", type=int, default=50, help="accounts the logins cycle through")
@@ -50,6 +76,13 @@ def parse_arguments():
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (server logs)")
     arguments = parser.parse_args()
     arguments.session_counts = [int(count) for count in arguments.sessions.split(",")]
+    arguments.server_names = arguments.servers.split(",")
+    arguments.variant_names = arguments.variants.split(",")
+    arguments.scale_counts = [int(count) for count in arguments.account_scale.split(",") if count]
+    if set(arguments.server_names) - set(SERVER_NAMES) or "swiftletd" not in arguments.server_names:
+        parser.error(f"--servers: swiftletd and any of {', '.join(SERVER_NAMES[1:])}")
+    if set(arguments.variant_names) - set(VARIANTS):
+        parser.error(f"--variants: any of {', '.join(VARIANTS)}")
     return arguments
 
 
@@ -73,28 +106,66 @@ def summarize_errors(outcome):
     return "; ".join(f"{count}x {text}" for text, count in outcome.errors.items())
 
 
-async def measure_logins(server, use_tls, arguments, accounts):
-    """Warm-up logins, then the measured batch. Returns a result dict."""
-    target = xmpp_load.Target("127.0.0.1", server.port, servers.DOMAIN, use_tls)
-    await xmpp_load.run_logins(target, accounts, arguments.warmup, arguments.concurrency)
-    rss_before, _ = server.memory_kib()
-    server_cpu, client_cpu, started = server.cpu_seconds(), client_cpu_seconds(), time.perf_counter()
-    outcome = await xmpp_load.run_logins(target, accounts, arguments.logins, arguments.concurrency)
-    wall = time.perf_counter() - started
-    rss_after, _ = server.memory_kib()
-    server_cpu = server.cpu_seconds() - server_cpu
-    client_cpu = client_cpu_seconds() - client_cpu
-    return {
-        "server": server.name, "tls": use_tls, "tls_version": target.tls_version,
-        "logins": outcome.ok, "failed": sum(outcome.errors.values()), "errors": summarize_errors(outcome),
-        "wall_s": wall, "logins_per_s": outcome.ok / wall,
-        "server_cpu_s": server_cpu, "logins_per_server_cpu_s": outcome.ok / server_cpu if server_cpu else None,
-        "server_cpu_share": server_cpu / wall, "client_cpu_share": client_cpu / wall,
-        "p50_ms": outcome.percentile(0.50) * 1000, "p99_ms": outcome.percentile(0.99) * 1000,
-        # Closed sessions should give their memory back: RSS growth per
-        # login over the batch stays near 0 unless something is kept.
-        "rss_growth_kib_per_login": (rss_after - rss_before) / outcome.ok if outcome.ok else None,
-    }
+class LoginTally:
+    """One server's measured logins, summed over the rounds."""
+
+    def __init__(self, server, target, accounts):
+        self.server, self.target, self.accounts = server, target, accounts
+        self.outcome = xmpp_load.Outcome()
+        self.wall = self.server_cpu = self.client_cpu = 0.0
+        self.rss_before = None
+        self.rss_after = None
+
+    async def measure(self, logins, arguments):
+        """One batch of `logins`, added to the tally."""
+        rss_before, _ = self.server.memory_kib()
+        self.rss_before = self.rss_before or rss_before
+        server_cpu, client_cpu, started = self.server.cpu_seconds(), client_cpu_seconds(), time.perf_counter()
+        outcome = await xmpp_load.run_logins(self.target, self.accounts, logins, arguments.concurrency)
+        self.wall += time.perf_counter() - started
+        self.server_cpu += self.server.cpu_seconds() - server_cpu
+        self.client_cpu += client_cpu_seconds() - client_cpu
+        self.rss_after, _ = self.server.memory_kib()
+        self.outcome.ok += outcome.ok
+        self.outcome.resumed += outcome.resumed
+        self.outcome.latencies += outcome.latencies
+        for text, count in outcome.errors.items():
+            self.outcome.errors[text] = self.outcome.errors.get(text, 0) + count
+
+    def result(self, variant):
+        outcome, wall, server_cpu = self.outcome, self.wall, self.server_cpu
+        return {
+            "server": self.server.name, "variant": variant, "tls": self.target.use_tls,
+            "tls_version": self.target.tls_version, "logins": outcome.ok, "resumed": outcome.resumed,
+            "failed": sum(outcome.errors.values()), "errors": summarize_errors(outcome),
+            "wall_s": wall, "logins_per_s": outcome.ok / wall,
+            "server_cpu_s": server_cpu, "logins_per_server_cpu_s": outcome.ok / server_cpu if server_cpu else None,
+            "server_cpu_us_per_login": server_cpu / outcome.ok * 1e6 if outcome.ok else None,
+            "server_cpu_share": server_cpu / wall, "client_cpu_share": self.client_cpu / wall,
+            "p50_ms": outcome.percentile(0.50) * 1000, "p99_ms": outcome.percentile(0.99) * 1000,
+            # Closed sessions should give their memory back: RSS growth per
+            # login over the batches stays near 0 unless something is kept.
+            "rss_growth_kib_per_login": (self.rss_after - self.rss_before) / outcome.ok if outcome.ok else None,
+        }
+
+
+async def measure_logins(chosen, variant, arguments, accounts):
+    """Warm-up logins on each server, then the measured ones in
+    `arguments.rounds` rounds in which the servers take turns, so that a
+    change in the machine's load falls on all of them alike. `accounts`
+    lists, per server, the accounts its logins cycle through. Returns a
+    result dict per server."""
+    use_tls, resume = VARIANTS[variant]
+    tallies = []
+    for server, its_accounts in zip(chosen, accounts):
+        target = xmpp_load.Target("127.0.0.1", server.port, servers.DOMAIN, use_tls, resume=resume)
+        await xmpp_load.run_logins(target, its_accounts, arguments.warmup, arguments.concurrency)
+        tallies.append(LoginTally(server, target, its_accounts))
+    for round_number in range(arguments.rounds):
+        logins = arguments.logins // arguments.rounds + (round_number < arguments.logins % arguments.rounds)
+        for tally in tallies:
+            await tally.measure(logins, arguments)
+    return [tally.result(variant) for tally in tallies]
 
 
 async def measure_memory(server, use_tls, arguments, accounts):
@@ -133,37 +204,88 @@ async def with_deadline(coroutine, seconds, what):
         raise RuntimeError(f"{what} did not finish within {seconds:.0f}s") from None
 
 
-async def run(arguments, workdir, report, both):
-    """Every measurement; fills `report` as it goes. The servers are
-    appended to `both` as soon as they exist, for the caller to stop."""
-    swiftletd = servers.Swiftletd(os.path.join(workdir, "swiftletd"), arguments.swiftletd)
-    both.append(swiftletd)
-    prosody = servers.Prosody(os.path.join(workdir, "prosody"))
-    both.append(prosody)
-    accounts = [(f"bench{i}", PASSWORD) for i in range(arguments.accounts)]
-    with ThreadPoolExecutor(4) as pool:
-        list(pool.map(lambda job: job[0].add_user(job[1], PASSWORD),
-                      [(server, user) for server in (swiftletd, prosody) for user, _ in accounts]))
-    report["versions"] = {"swiftletd": swiftletd.version(), "prosody": prosody.version()}
+class BeforeSwiftletd(servers.Swiftletd):
+    """The older swiftletd binary of --swiftletd-before, set up alike."""
 
-    # Logins: both servers up, variants and servers interleaved.
-    for server in both:
-        server.start()
+    name = "swiftletd-before"
+
+
+def make_servers(arguments, workdir, report):
+    """The servers of this run: swiftletd first, then the older build, if
+    any, and the others chosen with --servers."""
+    chosen = [servers.Swiftletd(os.path.join(workdir, "swiftletd"), arguments.swiftletd)]
+    if arguments.swiftletd_before:
+        chosen.append(BeforeSwiftletd(os.path.join(workdir, "swiftletd-before"), arguments.swiftletd_before))
+    if "prosody" in arguments.server_names:
+        chosen.append(servers.Prosody(os.path.join(workdir, "prosody")))
+    if "ejabberd" in arguments.server_names:
+        if ejabberd.available():
+            chosen.append(ejabberd.StartTLSEjabberd(os.path.join(workdir, "ejabberd")))
+        else:
+            report["skipped"].append("ejabberd (not installed: apt-get install ejabberd)")
+            log("ejabberd is not installed; skipped")
+    return chosen
+
+
+def provision_accounts(server, count):
+    """TEST-ONLY SHORTCUT for the benchmark: `count` accounts bench0,
+    bench1, … in a swiftletd data dir that no server has open, all with
+    the SCRAM credentials (salt included) of bench0.
+
+    `swiftletd adduser` runs PBKDF2 for every account, far too slow for
+    100,000 of them; so bench0 is made with it (which also creates the
+    database) and its credential rows are copied to the others, in one
+    transaction, into the tables of migration 0001-accounts
+    (Sources/XMPPStorage/Storage.swift)."""
+    server.add_user("bench0", PASSWORD)
+    database = sqlite3.connect(os.path.join(server.data_dir, "swiftlet.sqlite"))
     try:
-        for use_tls in (False, True):
-            for server in both:
-                label = f"{server.name} logins ({'TLS' if use_tls else 'no TLS'})"
-                log(label)
-                result = await with_deadline(
-                    measure_logins(server, use_tls, arguments, accounts), arguments.phase_timeout, label)
-                report["logins"].append(result)
+        with database:
+            database.executemany(
+                "INSERT INTO accounts (username) VALUES (?)", ((f"bench{i}",) for i in range(1, count)))
+            database.execute(
+                "INSERT INTO scram_credentials (account_id, hash_function, salt, iterations, stored_key, server_key) "
+                "SELECT a.id, c.hash_function, c.salt, c.iterations, c.stored_key, c.server_key "
+                "FROM accounts AS a, scram_credentials AS c JOIN accounts AS t ON t.id = c.account_id "
+                "WHERE t.username = 'bench0' AND a.username != 'bench0'")
     finally:
-        for server in both:
+        database.close()
+
+
+async def run(arguments, workdir, report, started):
+    """Every measurement; fills `report` as it goes. The servers are
+    appended to `started` as soon as they exist, for the caller to stop."""
+    chosen = make_servers(arguments, workdir, report)
+    started += chosen
+    accounts = [(f"bench{i}", PASSWORD) for i in range(arguments.accounts)]
+    by_tool = [server for server in chosen if not isinstance(server, ejabberd.Ejabberd)]
+    # One thread per server: concurrent `swiftletd adduser` runs on one
+    # database can outwait SQLite's busy timeout on a loaded machine.
+    with ThreadPoolExecutor(len(by_tool)) as pool:
+        list(pool.map(lambda server: [server.add_user(user, PASSWORD) for user, _ in accounts], by_tool))
+    report["versions"] = {server.name: server.version() for server in chosen}
+
+    # Logins: every server up, variants and servers interleaved.
+    for server in chosen:
+        server.start()
+        if isinstance(server, ejabberd.Ejabberd):
+            await with_deadline(server.register(accounts), arguments.phase_timeout, "ejabberd registrations")
+    try:
+        for variant in arguments.variant_names:
+            label = f"logins ({VARIANT_LABELS[variant]})"
+            log(label)
+            report["logins"] += await with_deadline(
+                measure_logins(chosen, variant, arguments, [accounts] * len(chosen)),
+                arguments.phase_timeout * len(chosen), label)
+    finally:
+        for server in chosen:
             server.stop()
 
     # Memory: a fresh process per server and variant.
-    for use_tls in (False, True):
-        for server in both:
+    for use_tls in (False, True) if arguments.memory else ():
+        for server in chosen:
+            if server.name not in ("swiftletd", "prosody"):
+                continue
             label = f"{server.name} idle sessions ({'TLS' if use_tls else 'no TLS'})"
             log(label)
             server.start()
@@ -172,6 +294,34 @@ async def run(arguments, workdir, report, both):
                     measure_memory(server, use_tls, arguments, accounts), arguments.phase_timeout, label)
             finally:
                 server.stop()
+
+    # Database size: a fresh swiftletd per account count, all up at once
+    # and taking turns, each logging in as a random sample of its accounts.
+    scaled, samples = [], []
+    for count in arguments.scale_counts:
+        server = servers.Swiftletd(os.path.join(workdir, f"swiftletd-{count}-accounts"), arguments.swiftletd)
+        server.name = f"swiftletd, {count} accounts"
+        started.append(server)
+        log(f"{count} accounts for swiftletd")
+        provision_accounts(server, count)
+        sample = random.Random(count).sample(range(count), min(count, arguments.scale_sample))
+        samples.append([(f"bench{i}", PASSWORD) for i in sample])
+        scaled.append(server)
+    if not scaled:
+        return
+    for server in scaled:
+        server.start()
+    try:
+        for variant in arguments.variant_names:
+            label = f"logins with {', '.join(map(str, arguments.scale_counts))} accounts ({VARIANT_LABELS[variant]})"
+            log(label)
+            results = await with_deadline(
+                measure_logins(scaled, variant, arguments, samples), arguments.phase_timeout * len(scaled), label)
+            report["scale"] += [dict(result, accounts=count, sample=len(sample))
+                                for result, count, sample in zip(results, arguments.scale_counts, samples)]
+    finally:
+        for server in scaled:
+            server.stop()
 
 
 def log(message):
@@ -198,43 +348,56 @@ def ratio(ours, theirs):
 
 
 def format_tables(report):
-    """The report as Markdown tables, swiftletd next to Prosody."""
-    versions, machine = report["versions"], report["machine"]
+    """The report as Markdown tables, swiftletd next to the others."""
+    versions, machine, settings = report["versions"], report["machine"], report["settings"]
     lines = [
-        f"{versions['swiftletd']} ({report['settings']['revision']}) vs {versions['prosody']}; {machine['date']}; "
+        f"{'; '.join(f'{name}: {text.splitlines()[0]}' for name, text in versions.items() if text)} "
+        f"(swiftletd {settings['revision']}); {machine['date']}; "
         f"{machine['nproc']} CPUs ({machine['cpu']}); {machine['openssl']}; load average "
         f"{machine['load_average_at_start'][0]:.1f} at start, {machine['load_average_at_end'][0]:.1f} at end",
-        f"SASL SCRAM-SHA-1, {report['settings']['logins']} logins per cell after "
-        f"{report['settings']['warmup']} warm-up, {report['settings']['concurrency']} concurrent connections",
+        f"SASL SCRAM-SHA-1, {settings['logins']} logins per cell after "
+        f"{settings['warmup']} warm-up, in {settings['rounds']} rounds with the servers taking turns, "
+        f"{settings['concurrency']} concurrent connections",
         "",
-        "| logins | server | logins/s | logins/server-CPU-s | server CPU | client CPU | p50 ms | p99 ms "
-        "| RSS growth KiB/login | failed |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| logins | server | server CPU µs/login | logins/server-CPU-s | logins/s | TLS resumed | server CPU "
+        "| client CPU | p50 ms | p99 ms | RSS growth KiB/login | failed |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    by_key = {(r["server"], r["tls"]): r for r in report["logins"]}
-    for use_tls in (False, True):
-        variant = f"STARTTLS ({by_key.get(('swiftletd', True), {}).get('tls_version')})" if use_tls else "no TLS"
-        for name in ("swiftletd", "prosody"):
-            r = by_key.get((name, use_tls))
-            if r:
-                lines.append(
-                    f"| {variant} | {name} | {r['logins_per_s']:.0f} | {r['logins_per_server_cpu_s'] or 0:.0f} | "
-                    f"{r['server_cpu_share']:.0%} | {r['client_cpu_share']:.0%} | {r['p50_ms']:.1f} | "
-                    f"{r['p99_ms']:.1f} | {r['rss_growth_kib_per_login'] or 0:.2f} | {r['failed']} |")
-        ours, theirs = by_key.get(("swiftletd", use_tls)), by_key.get(("prosody", use_tls))
-        if ours and theirs:
+    names = list(versions)
+    by_key = {(r["server"], r["variant"]): r for r in report["logins"]}
+    for variant in VARIANTS:
+        rows = [by_key[(name, variant)] for name in names if (name, variant) in by_key]
+        label = VARIANT_LABELS[variant] + (f" ({rows[0]['tls_version']})" if rows and rows[0]["tls"] else "")
+        for r in rows:
             lines.append(
-                f"| {variant} | **swiftletd / prosody** | **{ratio(ours['logins_per_s'], theirs['logins_per_s'])}** | "
-                f"**{ratio(ours['logins_per_server_cpu_s'], theirs['logins_per_server_cpu_s'])}** | | | | | | |")
-    lines += [
-        "",
-        "| memory | server | sessions | baseline RSS MiB (anon) | RSS MiB | KiB/session | failed |",
-        "|---|---|---:|---:|---:|---:|---:|",
-    ]
+                f"| {label} | {r['server']} | {r['server_cpu_us_per_login'] or 0:.0f} | "
+                f"{r['logins_per_server_cpu_s'] or 0:.0f} | {r['logins_per_s']:.0f} | "
+                f"{r['resumed'] / r['logins'] if r['logins'] else 0:.0%} | "
+                f"{r['server_cpu_share']:.0%} | {r['client_cpu_share']:.0%} | {r['p50_ms']:.1f} | "
+                f"{r['p99_ms']:.1f} | {r['rss_growth_kib_per_login'] or 0:.2f} | {r['failed']} |")
+        ours = by_key.get(("swiftletd", variant))
+        for r in rows[1:]:
+            lines.append(
+                f"| {label} | **swiftletd / {r['server']}** | "
+                f"**{ratio(ours['server_cpu_us_per_login'], r['server_cpu_us_per_login'])}** | | | | | | | | | |")
+    resumption = []
+    for name in names:
+        full, resumed = by_key.get((name, "starttls")), by_key.get((name, "resumed"))
+        if full and resumed:
+            resumption.append(
+                f"{name} {ratio(resumed['server_cpu_us_per_login'], full['server_cpu_us_per_login'])}")
+    if resumption:
+        lines += ["", "Server CPU per resumed login ÷ per full-handshake login: " + ", ".join(resumption)]
+    if report["memory"]:
+        lines += [
+            "",
+            "| memory | server | sessions | baseline RSS MiB (anon) | RSS MiB | KiB/session | failed |",
+            "|---|---|---:|---:|---:|---:|---:|",
+        ]
     by_key = {(r["server"], r["tls"], r["target"]): r for r in report["memory"]}
     for use_tls in (False, True):
         variant = "STARTTLS" if use_tls else "no TLS"
-        for count in report["settings"]["session_counts"]:
+        for count in settings["session_counts"]:
             for name in ("swiftletd", "prosody"):
                 r = by_key.get((name, use_tls, count))
                 if r:
@@ -247,10 +410,22 @@ def format_tables(report):
                 lines.append(
                     f"| {variant} | **swiftletd / prosody** | {count} | | | "
                     f"**{ratio(ours['kib_per_session'], theirs['kib_per_session'])}** | |")
-    errors = [f"- {r['server']} ({'TLS' if r['tls'] else 'no TLS'}): {r['errors']}"
-              for r in report["logins"] + report["memory"] if r["errors"]]
+    if report["scale"]:
+        lines += [
+            "",
+            "| accounts in the database | logins as (random sample) | logins | server CPU µs/login | logins/s | p50 ms | failed |",
+            "|---:|---:|---|---:|---:|---:|---:|",
+        ]
+        for r in sorted(report["scale"], key=lambda r: (r["accounts"], list(VARIANTS).index(r["variant"]))):
+            lines.append(
+                f"| {r['accounts']} | {r['sample']} | {VARIANT_LABELS[r['variant']]} | "
+                f"{r['server_cpu_us_per_login'] or 0:.0f} | {r['logins_per_s']:.0f} | {r['p50_ms']:.1f} | {r['failed']} |")
+    errors = [f"- {r['server']} ({r.get('variant') or ('TLS' if r['tls'] else 'no TLS')}): {r['errors']}"
+              for r in report["logins"] + report["memory"] + report["scale"] if r["errors"]]
     if errors:
         lines += ["", "Errors:"] + errors
+    if report["skipped"]:
+        lines += ["", "Skipped: " + ", ".join(report["skipped"])]
     return "\n".join(lines)
 
 
@@ -266,9 +441,11 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     workdir = tempfile.mkdtemp(prefix="swiftlet-bench-")
     report = {
-        "machine": machine_description(), "logins": [], "memory": [],
-        "versions": {"swiftletd": "swiftletd", "prosody": "Prosody"},
-        "settings": {key: getattr(arguments, key) for key in ("logins", "warmup", "concurrency", "session_counts", "revision")},
+        "machine": machine_description(), "logins": [], "memory": [], "scale": [], "skipped": [],
+        "versions": {"swiftletd": "swiftletd"},
+        "settings": {key: getattr(arguments, key) for key in (
+            "logins", "warmup", "rounds", "concurrency", "session_counts", "revision", "scale_counts",
+            "scale_sample")},
     }
     started, status = [], 0
     try:

@@ -124,31 +124,11 @@ class ReconnectProsody(servers.Prosody):
     modules = servers.Prosody.modules + ("carbons", "smacks")
 
 
-class ReconnectEjabberd(ejabberd.Ejabberd):
-    """ejabberd as in ejabberd.py with STARTTLS offered (a self-signed
-    ECDSA P-256 certificate, as the others), mod_carboncopy and
-    mod_stream_mgmt (their defaults), and the Erlang VM's schedulers not
-    busy-waiting when idle."""
+class ReconnectEjabberd(ejabberd.StartTLSEjabberd):
+    """ejabberd with STARTTLS as in ejabberd.py, plus mod_carboncopy and
+    mod_stream_mgmt (their defaults)."""
 
-    listener_options = "\n    starttls: true"
-
-    def __init__(self, directory):
-        # The certificate first: the base class gives the directory to the
-        # ejabberd user.
-        os.makedirs(directory, exist_ok=True)
-        certificate, key = servers.make_certificate(directory)
-        bundle = os.path.join(directory, "localhost.pem")
-        with open(bundle, "w") as pem:
-            for path in (certificate, key):
-                with open(path) as part:
-                    pem.write(part.read())
-        super().__init__(directory)
-        # No busy-waiting of idle schedulers: the VM's CPU time then counts
-        # work rather than spinning between the reconnects.
-        with open(os.path.join(directory, "ejabberdctl.cfg"), "a") as config:
-            config.write('ERL_OPTIONS="$ERL_OPTIONS +sbwt none +sbwtdcpu none +sbwtdio none"\n')
-        with open(os.path.join(directory, "ejabberd.yml"), "a") as config:
-            config.write(f"  mod_carboncopy: {{}}\n  mod_stream_mgmt: {{}}\ncertfiles:\n  - \"{bundle}\"\n")
+    extra_modules = "  mod_carboncopy: {}\n  mod_stream_mgmt: {}\n"
 
 
 def make_server(name, directory, arguments, report):
@@ -225,25 +205,6 @@ class Account:
         self.tls_context = tls_context
 
 
-class ResumingContext(ssl.SSLContext):
-    """A client context that offers `session`, when set, for resumption:
-    asyncio's start_tls has no session parameter, but makes its SSLObject
-    with wrap_bio."""
-
-    session = None
-
-    def wrap_bio(self, incoming, outgoing, server_side=False, server_hostname=None, session=None):
-        return super().wrap_bio(incoming, outgoing, server_side, server_hostname, session=session or self.session)
-
-    @classmethod
-    def like(cls, context):
-        """A resuming context with `context`'s settings."""
-        resuming = cls(ssl.PROTOCOL_TLS_CLIENT)
-        resuming.check_hostname, resuming.verify_mode = context.check_hostname, context.verify_mode
-        resuming.minimum_version = context.minimum_version
-        return resuming
-
-
 class Reconnector:
     """The client for one server, mode and round."""
 
@@ -287,10 +248,10 @@ class Reconnector:
                 raise
         usable, after_tls = time.perf_counter() - started, conn.round_trips
         if resuming:
-            tls = conn.writer.get_extra_info("ssl_object")
-            if account.tls_context.session is not None and not tls.session_reused:
+            offered = account.tls_context.session is not None
+            # The newest ticket, for the next reconnect.
+            if not account.tls_context.keep_session(conn) and offered:
                 raise xmpp_load.LoginError("the TLS session was not resumed")
-            account.tls_context.session = tls.session  # the newest ticket, for the next reconnect
         await xmpp_load.close_stream(conn, self.target.timeout)
         return usable, time.perf_counter() - started, before_tls, after_tls
 
@@ -468,7 +429,7 @@ async def measure_server(server, arguments, round_number, report):
     """One round on a fresh process: each mode the server supports."""
     target = xmpp_load.Target("127.0.0.1", server.port, servers.DOMAIN, True)
     target.tls_context.minimum_version = ssl.TLSVersion.TLSv1_3
-    accounts = [Account(f"bench{i}", ResumingContext.like(target.tls_context)) for i in range(arguments.accounts)]
+    accounts = [Account(f"bench{i}", xmpp_load.ResumingContext.like(target.tls_context)) for i in range(arguments.accounts)]
     server.start()
     try:
         features = await probe(target)

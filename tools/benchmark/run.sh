@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Builds swiftletd in release, then benchmarks it against Prosody (from the
-# system package) on this machine: logins/s and memory per idle session.
-# Options are passed to benchmark.py (see --help). The build's scratch dir
-# is .build unless SWIFTLET_BENCH_SCRATCH says otherwise. The measurements
-# are stopped after 15 minutes at most (they take about 3-5).
+# Builds swiftletd in release, then benchmarks it against Prosody and, when
+# installed, ejabberd (from the system packages) on this machine: server
+# CPU per login (no TLS, STARTTLS with full and with resumed handshakes)
+# and memory per idle session. Options are passed to benchmark.py (see
+# --help). The build's scratch dir is .build unless SWIFTLET_BENCH_SCRATCH
+# says otherwise. The measurements are stopped after 25 minutes at most
+# (they take about 5-8).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bench=run.sh
 . tools/benchmark/common.sh
-need prosody prosodyctl openssl python3
-build_and_run 900 benchmark.py "$@"
+side_by_side 1500 benchmark.py "$@"

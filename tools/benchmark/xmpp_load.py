@@ -2,7 +2,9 @@
 
 One login is: TCP connect, stream header, optionally STARTTLS and the TLS
 handshake, SASL SCRAM-SHA-1 (RFC 5802, RFC 6120 §6), stream restart,
-resource binding (RFC 6120 §7), then `</stream:stream>` and close.
+resource binding (RFC 6120 §7), then `</stream:stream>` and close. With
+`Target.resume`, each concurrent client offers the session ticket of its
+previous login, as a reconnecting client would (RFC 8446 §2.2).
 
 The client is kept cheap so that the server, not the client, is what the
 measurement sees: no XML parser (it waits for the closing tag it expects),
@@ -136,42 +138,79 @@ class Connection:
         self.writer.transport.abort()
 
 
-class Target:
-    """Where and how to log in: the server's address, domain, TLS or not."""
+class ResumingContext(ssl.SSLContext):
+    """A client context that offers `session`, when set, for resumption:
+    asyncio's start_tls has no session parameter, but makes its SSLObject
+    with wrap_bio."""
 
-    def __init__(self, host, port, domain, use_tls, timeout=20.0):
+    session = None
+
+    def wrap_bio(self, incoming, outgoing, server_side=False, server_hostname=None, session=None):
+        return super().wrap_bio(incoming, outgoing, server_side, server_hostname, session=session or self.session)
+
+    @classmethod
+    def like(cls, context):
+        """A resuming context with `context`'s settings."""
+        resuming = cls(ssl.PROTOCOL_TLS_CLIENT)
+        resuming.check_hostname, resuming.verify_mode = context.check_hostname, context.verify_mode
+        resuming.minimum_version = context.minimum_version
+        return resuming
+
+    def keep_session(self, conn):
+        """Keeps the session of `conn` (with the newest ticket the server
+        sent) for the next connection; returns whether `conn` resumed."""
+        tls = conn.writer.get_extra_info("ssl_object")
+        self.session = tls.session
+        return tls.session_reused
+
+
+class Target:
+    """Where and how to log in: the server's address, domain, TLS or not,
+    and whether to resume TLS sessions."""
+
+    def __init__(self, host, port, domain, use_tls, timeout=20.0, resume=False):
         self.host, self.port, self.domain = host, port, domain
         self.use_tls = use_tls
+        self.resume = resume
         self.timeout = timeout
-        # Certificates are not verified (the same for both servers), and no
+        # Certificates are not verified (the same for all servers), and no
         # CA store is loaded: with OpenSSL 3 a context holding the system
-        # store makes every client handshake markedly dearer. Each login is
-        # still a full handshake (no session resumption).
+        # store makes every client handshake markedly dearer. Unless
+        # `resume` is set, each login is a full handshake.
         self.tls_context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         self.tls_context.check_hostname = False
         self.tls_context.verify_mode = ssl.CERT_NONE
         self.scram = SCRAMCache()
         self.tls_version = None
+        self._resuming_contexts = []
+
+    def resuming_contexts(self, count):
+        """`count` ResumingContexts, kept from one batch of logins to the
+        next so that each concurrent client goes on resuming its session."""
+        while len(self._resuming_contexts) < count:
+            self._resuming_contexts.append(ResumingContext.like(self.tls_context))
+        return self._resuming_contexts[:count]
 
 
-async def open_session(target, user, password, resource):
-    """Logs in up to a bound resource and returns the open Connection.
-    Raises TimeoutError after `target.timeout` seconds."""
+async def open_session(target, user, password, resource, tls_context=None):
+    """Logs in up to a bound resource and returns the open Connection;
+    STARTTLS uses `tls_context` if given, else the target's. Raises
+    TimeoutError after `target.timeout` seconds."""
     async with asyncio.timeout(target.timeout):
         reader, writer = await asyncio.open_connection(target.host, target.port, limit=READ_SIZE)
         conn = Connection(reader, writer)
         try:
-            await negotiate(conn, target, user, password, resource)
+            await negotiate(conn, target, user, password, resource, tls_context)
         except BaseException:
             conn.abort()
             raise
     return conn
 
 
-async def negotiate(conn, target, user, password, resource):
+async def negotiate(conn, target, user, password, resource, tls_context=None):
     """Stream header to bound resource, on a connected `conn`."""
     if target.use_tls:
-        await starttls(conn, target)
+        await starttls(conn, target, tls_context)
     await conn.open_stream(target.domain)
     await authenticate(conn, target, user, password)
     await conn.open_stream(target.domain)
@@ -207,10 +246,14 @@ async def authenticate(conn, target, user, password):
     scram.check_server_final(base64.b64decode((await conn.expect(SUCCESS)).group(1) or b""))
 
 
-async def login_once(target, user, password, resource):
-    """One full login, ended by `close_stream`."""
-    conn = await open_session(target, user, password, resource)
+async def login_once(target, user, password, resource, resuming=None):
+    """One full login, ended by `close_stream`. With a ResumingContext
+    `resuming`, offers its session and keeps the new one; returns whether
+    the TLS session was resumed."""
+    conn = await open_session(target, user, password, resource, resuming)
+    resumed = resuming.keep_session(conn) if resuming else False
     await close_stream(conn, target.timeout)
+    return resumed
 
 
 async def close_stream(conn, timeout):
@@ -235,6 +278,7 @@ class Outcome:
 
     def __init__(self):
         self.ok = 0
+        self.resumed = 0
         self.latencies = []
         self.errors = {}
 
@@ -251,23 +295,27 @@ class Outcome:
 
 async def run_logins(target, accounts, total, concurrency):
     """`total` logins from `concurrency` connections at a time, cycling
-    through `accounts` [(user, password)]. Returns an Outcome."""
+    through `accounts` [(user, password)]. With `target.resume`, each
+    connection resumes the TLS session of its previous login. Returns an
+    Outcome."""
     outcome = Outcome()
     next_index = iter(range(total))
 
-    async def worker():
+    async def worker(resuming):
         for index in next_index:
             user, password = accounts[index % len(accounts)]
             started = time.perf_counter()
             try:
-                await login_once(target, user, password, f"r{index}")
+                resumed = await login_once(target, user, password, f"r{index}", resuming)
             except Exception as error:  # counted, whatever it is: the run goes on
                 outcome.record_error(error)
                 continue
             outcome.latencies.append(time.perf_counter() - started)
             outcome.ok += 1
+            outcome.resumed += resumed
 
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    contexts = target.resuming_contexts(concurrency) if target.resume else [None] * concurrency
+    await asyncio.gather(*(worker(context) for context in contexts))
     return outcome
 
 

@@ -57,7 +57,9 @@ public enum TLSVerification: Sendable, Hashable {
 ///
 /// Defaults: TLS 1.2 to 1.3 (1.3 preferred, as TLS always picks the highest
 /// common version), no TLS compression (CRIME), no renegotiation, forward-
-/// secret AEAD cipher suites only for TLS 1.2, no ALPN.
+/// secret AEAD cipher suites only for TLS 1.2, no ALPN. A server issues one
+/// session ticket per full handshake and resumes sessions from tickets
+/// sealed with the process's hourly rotated keys (``SessionTicketKeys``).
 public struct TLSConfiguration: Sendable, Hashable {
     /// Which side of the handshake a context is for.
     public enum Role: Sendable, Hashable {

@@ -46,6 +46,7 @@ public final class TLSContext: @unchecked Sendable {
             switch configuration.role {
             case .server(let source):
                 certificateFingerprint = try Self.useCertificate(context, source)
+                try Self.enableResumption(context, state)
                 if !state.applicationProtocols.isEmpty {
                     Self.selectApplicationProtocol(context, state)
                 }
@@ -82,7 +83,12 @@ public final class TLSContext: @unchecked Sendable {
         SSL_CTX_set_options(context, options)
         // Idle XMPP connections are the norm: free the read and write
         // buffers (about 34 KiB per connection) while nothing is in flight.
-        _ = swiftlet_SSL_CTX_set_mode(context, Int(SSL_MODE_RELEASE_BUFFERS))
+        var mode = Int(SSL_MODE_RELEASE_BUFFERS)
+        // A server sends the chain it was given (useCertificate). Without
+        // this, OpenSSL tries to build one from its empty trust store at
+        // every handshake that has no intermediates, and sends the same.
+        if configuration.isServer { mode |= Int(SSL_MODE_NO_AUTO_CHAIN) }
+        _ = swiftlet_SSL_CTX_set_mode(context, mode)
         // TLS 1.2 suites: ephemeral ECDH with AES-GCM or ChaCha20-Poly1305
         // only (forward secrecy, AEAD). SecureTransport offers the ECDHE
         // AES-GCM suites. TLS 1.3 suites are all AEAD and keep their defaults.
@@ -143,6 +149,26 @@ public final class TLSContext: @unchecked Sendable {
                 .invalidConfiguration, "private key does not match the certificate")
         }
         return CertificateFingerprint(certificate: leaf)
+    }
+
+    /// Server: resumption by session ticket (RFC 8446 §2.2, RFC 5077) with
+    /// the process's rotating keys (``SessionTicketKeys``), in a session ID
+    /// context per ALPN list, so that a ticket from the HTTPS listener does
+    /// not resume an XMPP connection or the reverse.
+    ///
+    /// The corresponding C function is `SSL_CTX_set_session_id_context`.
+    private static func enableResumption(
+        _ context: OpaquePointer, _ state: CallbackState
+    ) throws(TLSError) {
+        // RFC 7301's wire form, hashed to fit the 32 bytes OpenSSL allows.
+        let protocols = state.applicationProtocols.flatMap { [UInt8($0.count)] + $0 }
+        let sessionContext = HashFunction.sha256.hash(protocols)
+        guard
+            SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count)) == 1,
+            SessionTicketKeys.install(on: context)
+        else {
+            throw TLSError.drainingQueue(.invalidConfiguration, "cannot set up session tickets")
+        }
     }
 
     /// BIOs over the chain and the key, from memory or from files.
