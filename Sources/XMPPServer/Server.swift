@@ -197,7 +197,9 @@ public final class Server: @unchecked Sendable {
             routes.add(HostMetaResponder.jsonPath, hostMeta)
         }
         if config.http.metrics {
-            let metrics = MetricsEndpoint(context: context, storage: storage) { [storage] in storage.statistics }
+            let metrics = MetricsEndpoint(context: context, loops: contexts, storage: storage) { [storage] in
+                storage.statistics
+            }
             routes.add(MetricsEndpoint.path, metrics)
         }
         if config.http.adminPage, !config.admins.isEmpty {
