@@ -109,6 +109,9 @@ public final class Server: @unchecked Sendable {
             scramSecret: try Self.scramSecret(in: config.dataDirectory))
         contexts = [context] + loops.dropFirst().map { [context] in ServerContext(sharing: context, on: $0) }
         log.notice("\(loops.count) event loop\(loops.count == 1 ? "" : "s")")
+        if loops.count > 1 {
+            log.warning("threads = \(loops.count): stream resumption works only on the loop a session began on")
+        }
     }
 
     /// Binds every listener, on the loop.
