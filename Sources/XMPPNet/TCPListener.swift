@@ -5,7 +5,9 @@
 #endif
 
 /// A listening TCP socket on one loop that hands each new connection to
-/// `onAccept`.
+/// `onAccept`, on its own loop or, with `distributingTo`, on one of several
+/// loops in turn (one acceptor spreading long-lived connections over every
+/// core).
 ///
 /// Accepting continues until the kernel has no more pending connections
 /// (capped per wake-up so a connection storm cannot starve established
@@ -34,6 +36,10 @@ public final class TCPListener {
     public var resourceBackoff: Duration = .milliseconds(100)
 
     private var onAccept: ((TCPConnection) -> Void)?
+    /// The loops that accepted connections go to, in turn; empty for this
+    /// listener's own loop.
+    private let targets: [EventLoop]
+    private var nextTarget = 0
     private let fd: Int32
     private var registrationID: UInt32 = 0
     private var backoffTimer: EventLoop.Timer?
@@ -54,10 +60,19 @@ public final class TCPListener {
     ///     returns.
     /// - Throws: `IOError`, such as `EADDRINUSE` or `EACCES`.
     /// The corresponding C functions are `socket`, `setsockopt`, `bind` and `listen`.
-    public init(
+    public convenience init(
         address: SocketAddress, backlog: Int32 = 511,
         connectionOptions: TCPConnection.Options = TCPConnection.Options(),
         on loop: EventLoop, onAccept: @escaping (TCPConnection) -> Void
+    ) throws(IOError) {
+        try self.init(
+            address: address, backlog: backlog, connectionOptions: connectionOptions, on: loop, targets: [],
+            onAccept: onAccept)
+    }
+
+    private init(
+        address: SocketAddress, backlog: Int32, connectionOptions: TCPConnection.Options, on loop: EventLoop,
+        targets: [EventLoop], onAccept: @escaping (TCPConnection) -> Void
     ) throws(IOError) {
         loop.assertInLoop()
         let fd = try Sys.tcpSocket(address.family)
@@ -72,12 +87,32 @@ public final class TCPListener {
         self.localAddress = Sys.localAddress(fd) ?? address
         self.connectionOptions = connectionOptions
         self.onAccept = onAccept
+        self.targets = targets
         do throws(IOError) {
             registrationID = try loop.register(fd: fd, interest: .readable, owner: self)
         } catch {
             Sys.close(fd)
             throw error
         }
+    }
+
+    /// Binds and listens like `init(address:backlog:connectionOptions:on:onAccept:)`,
+    /// but creates each accepted connection on the next of `targets` in
+    /// turn, where `onAccept` then runs; a connection whose loop is this
+    /// listener's own is set up at once, the others are posted to theirs.
+    /// Call on `loop`'s thread.
+    /// - Parameter targets: The loops to spread connections over (`loop`
+    ///   may be one of them); at least one.
+    public convenience init(
+        address: SocketAddress, backlog: Int32 = 511,
+        connectionOptions: TCPConnection.Options = TCPConnection.Options(),
+        on loop: EventLoop, distributingTo targets: [EventLoop],
+        onAccept: @escaping @Sendable (TCPConnection) -> Void
+    ) throws(IOError) {
+        precondition(!targets.isEmpty, "TCPListener: no loop to hand connections to")
+        try self.init(
+            address: address, backlog: backlog, connectionOptions: connectionOptions, on: loop, targets: targets,
+            onAccept: onAccept)
     }
 
     deinit {
@@ -122,12 +157,32 @@ public final class TCPListener {
             if let timeout = connectionOptions.unacknowledgedTimeout {
                 try? Sys.setUnacknowledgedTimeout(clientFD, timeout)
             }
-            let connection = TCPConnection(
-                fd: clientFD, remoteAddress: remote ?? localAddress, loop: loop,
-                options: connectionOptions, state: .open)
+            hand(clientFD, remote: remote ?? localAddress, to: nextLoop(), onAccept)
+        }
+    }
+
+    /// The loop the next connection goes to.
+    private func nextLoop() -> EventLoop {
+        guard !targets.isEmpty else { return loop }
+        defer { nextTarget = (nextTarget + 1) % targets.count }
+        return targets[nextTarget]
+    }
+
+    /// Creates the connection on `target` and starts it there.
+    private func hand(
+        _ clientFD: Int32, remote: SocketAddress, to target: EventLoop, _ onAccept: @escaping (TCPConnection) -> Void
+    ) {
+        let options = connectionOptions
+        let start = {
+            let connection = TCPConnection(fd: clientFD, remoteAddress: remote, loop: target, options: options, state: .open)
             onAccept(connection)
             connection.start()
         }
+        guard target !== loop else { return start() }
+        // Only the distributing init stores `targets`, and it takes a
+        // `@Sendable` `onAccept`; the descriptor is an integer.
+        nonisolated(unsafe) let handedOff = start
+        target.execute { handedOff() }
     }
 
     /// Errors about one pending connection, after which the next one can be

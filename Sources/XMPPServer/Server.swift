@@ -5,20 +5,33 @@ import XMPPCore
 import XMPPNet
 import XMPPStorage
 
-/// The running server: storage, certificate, one event loop on its own
-/// thread, listeners, and a session per accepted connection.
+/// The running server: storage, certificate, `threads` event loops on
+/// threads of their own, listeners, and a session per accepted connection.
+///
+/// The first loop runs the listeners (handing each accepted connection to
+/// the loops in turn), the HTTP server, the control socket and the
+/// server-wide timers; every loop has its own `ServerContext` over the
+/// same shared parts, and its own table of the connections it serves.
 ///
 /// `start()` binds the listeners (so a port-0 test server learns its
 /// ports); `waitUntilStopped()` blocks until `shutdown()` (or SIGINT/SIGTERM
 /// with `installSignalHandlers()`) has closed every stream.
 public final class Server: @unchecked Sendable {
-    // @unchecked: `connections`, `listeners` and `nextID` are touched only
-    // on `loop` (each use asserts it); the rest is immutable after `start`.
+    // @unchecked: `listeners` and the other start-up state are touched only
+    // on `loop`, each connection table only on its own loop (each use
+    // asserts it); the limits and the id counter are synchronized; the
+    // rest is immutable after `start`.
     public let config: ServerConfig
     public let log: Logger
+    /// The first loop: listeners, HTTP, the control socket, timers.
     public let loop: EventLoop
+    /// Every loop, `loop` first.
+    let loops: [EventLoop]
     let storage: StorageQueue<Stores>
+    /// The first loop's context.
     let context: ServerContext
+    /// One context per loop, in the order of `loops`.
+    private let contexts: [ServerContext]
     private var listeners: [TCPListener] = []
     /// The HTTP server, once started (nil without HTTP listeners).
     private var httpServer: HTTPServer?
@@ -35,10 +48,11 @@ public final class Server: @unchecked Sendable {
     /// Where the admin commands reach the running server; set on the loop
     /// by `start()`.
     private var controlSocket: ControlSocket?
-    private var connections: [ObjectIdentifier: TCPTransport] = [:]
-    /// Counts `connections` in all and per address block.
-    private var connectionLimits: ConnectionLimits
-    private var nextID = 1
+    /// The XMPP connections each loop serves, in the order of `loops`.
+    private let connections: [ConnectionTable]
+    /// Counts the connections of every loop, in all and per address block.
+    private let connectionLimits: Mutex<ConnectionLimits>
+    private let nextID = Atomic<Int>(1)
     private var signalSources: [DispatchSourceSignal] = []
     private let stopped = DispatchSemaphore(value: 0)
     /// The group chat rooms, for the admin page.
@@ -53,9 +67,6 @@ public final class Server: @unchecked Sendable {
     ///   web chat offers the demo accounts.
     public init(config: ServerConfig, log: Logger, webChatDemo: Bool = false) throws {
         self.webChatDemo = webChatDemo
-        if config.threads > 1 {
-            log.warning("threads = \(config.threads): this version serves every connection on one event loop")
-        }
         self.config = config
         self.log = log
         let fitting = ConnectionLimits.raiseOpenFileLimit(reserve: Self.reservedDescriptors)
@@ -64,8 +75,8 @@ public final class Server: @unchecked Sendable {
                 "max_connections = \(config.limits.maxConnections) does not fit the open-file limit; "
                     + "using \(fitting)")
         }
-        connectionLimits = ConnectionLimits(
-            maxTotal: min(config.limits.maxConnections, fitting), maxPerNetwork: config.limits.maxConnectionsPerNetwork)
+        connectionLimits = Mutex(ConnectionLimits(
+            maxTotal: min(config.limits.maxConnections, fitting), maxPerNetwork: config.limits.maxConnectionsPerNetwork))
         try FileManager.default.createDirectory(
             atPath: config.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         storage = try Storage.open(directory: config.dataDirectory)
@@ -80,7 +91,9 @@ public final class Server: @unchecked Sendable {
         let policy = config.effectiveTLSPolicy
         log.notice("TLS \(policy); SCRAM without TLS: \(policy.allowsSCRAMWithoutTLS ? "yes" : "no"); PLAIN only over TLS")
         for warning in config.warnings { log.warning(warning) }
-        loop = try EventLoop.start(name: "swiftlet.loop")
+        loops = try (0..<config.threads).map { try EventLoop.start(name: "swiftlet.loop\($0)") }
+        loop = loops[0]
+        connections = loops.map(ConnectionTable.init(loop:))
         let features = Features.standard(config)
         rooms = features.lazy.compactMap { ($0 as? MultiUserChat)?.rooms }.first
         context = try ServerContext(
@@ -94,6 +107,11 @@ public final class Server: @unchecked Sendable {
                 config.registration.throttle,
                 exempt: AddressThrottle.exemptingLoopback(config.registration.throttleExemptsLoopback)),
             scramSecret: try Self.scramSecret(in: config.dataDirectory))
+        contexts = [context] + loops.dropFirst().map { [context] in ServerContext(sharing: context, on: $0) }
+        log.notice("\(loops.count) event loop\(loops.count == 1 ? "" : "s")")
+        if loops.count > 1 {
+            log.warning("threads = \(loops.count): stream resumption works only on the loop a session began on")
+        }
     }
 
     /// Binds every listener, on the loop.
@@ -125,7 +143,8 @@ public final class Server: @unchecked Sendable {
         for (address, directTLS) in plain + direct {
             do {
                 let listener = try TCPListener(
-                    address: address.socketAddress, connectionOptions: config.connectionOptions, on: loop
+                    address: address.socketAddress, connectionOptions: config.connectionOptions, on: loop,
+                    distributingTo: loops
                 ) { [unowned self] connection in
                     self.accept(connection, directTLS: directTLS)
                 }
@@ -145,7 +164,8 @@ public final class Server: @unchecked Sendable {
         for address in config.components.listen {
             do {
                 let listener = try TCPListener(
-                    address: address.socketAddress, connectionOptions: config.connectionOptions, on: loop
+                    address: address.socketAddress, connectionOptions: config.connectionOptions, on: loop,
+                    distributingTo: loops
                 ) { [unowned self] connection in
                     self.acceptComponent(connection)
                 }
@@ -173,15 +193,16 @@ public final class Server: @unchecked Sendable {
         if config.http.webSocket {
             routes.add(WebSocketEndpoint.path, WebSocketEndpoint(context: context) { [unowned self] transport in
                 context.metrics.webSocketsOpened += 1
-                transport.session = ClientSession(server: context, transport: transport, id: nextID)
-                nextID += 1
+                transport.session = ClientSession(server: context, transport: transport, id: takeID())
             })
             if config.http.webChat { WebChatResponder.mount(on: routes, context: context, demo: webChatDemo) }
             routes.add(HostMetaResponder.xmlPath, hostMeta)
             routes.add(HostMetaResponder.jsonPath, hostMeta)
         }
         if config.http.metrics {
-            let metrics = MetricsEndpoint(context: context, storage: storage) { [storage] in storage.statistics }
+            let metrics = MetricsEndpoint(context: context, loops: contexts, storage: storage) { [storage] in
+                storage.statistics
+            }
             routes.add(MetricsEndpoint.path, metrics)
         }
         if config.http.adminPage, !config.admins.isEmpty {
@@ -191,8 +212,9 @@ public final class Server: @unchecked Sendable {
         }
         let http = HTTPServer(
             loop: loop, context: context, responder: routes, tlsContext: httpsContext,
-            connectionLimits: ConnectionLimits(
-                maxTotal: connectionLimits.maxTotal, maxPerNetwork: connectionLimits.maxPerNetwork))
+            connectionLimits: connectionLimits.withLock {
+                ConnectionLimits(maxTotal: $0.maxTotal, maxPerNetwork: $0.maxPerNetwork)
+            })
         httpServer = http
         httpAddresses = try http.start(plain: config.http.listen, secure: config.http.tlsListen)
         log.notice("HTTP paths: \(routes.paths.joined(separator: " "))")
@@ -220,30 +242,42 @@ public final class Server: @unchecked Sendable {
     /// Blocks until `shutdown()` has finished, then closes storage.
     public func waitUntilStopped() {
         stopped.wait()
-        loop.stopAndWait()
+        for loop in loops { loop.stopAndWait() }
         storage.shutdown()
         log.notice("stopped")
     }
 
     /// Ends every stream with `system-shutdown`, stops listening, and stops
-    /// the loop once the goodbyes are written (at most a second later).
+    /// the loops once the goodbyes are written (at most a second later).
     /// Callable from any thread.
     public func shutdown() {
         loop.execute { [self] in
-            log.notice("shutting down: \(connections.count) connection(s)")
             for listener in listeners { listener.close() }
             listeners = []
             controlSocket?.close()
             controlSocket = nil
             httpServer?.stop()
             purgeTimer?.cancel()
-            for transport in connections.values {
-                transport.session?.fail(StreamError(.systemShutdown))
-                (transport.delegate as? ComponentSession)?.fail(StreamError(.systemShutdown))
-            }
-            loop.schedule(after: .milliseconds(connections.isEmpty ? 0 : 1000)) { [self] in
-                context.hooks.serverStopping(context)
-                stopped.signal()
+            // Each loop ends its own streams; the last to finish starts
+            // the wait for the goodbyes, back on the first loop.
+            let waiting = Mutex((loops: connections.count, streams: 0))
+            for table in connections {
+                table.loop.execute { [self] in
+                    let ended = table.failAll()
+                    let (last, streams) = waiting.withLock { state in
+                        state.loops -= 1
+                        state.streams += ended
+                        return (state.loops == 0, state.streams)
+                    }
+                    guard last else { return }
+                    loop.execute { [self] in
+                        log.notice("shutting down: \(streams) connection(s)")
+                        loop.schedule(after: .milliseconds(streams == 0 ? 0 : 1000)) { [self] in
+                            context.hooks.serverStopping(context)
+                            stopped.signal()
+                        }
+                    }
+                }
             }
         }
     }
@@ -263,12 +297,23 @@ public final class Server: @unchecked Sendable {
     /// journal, listeners, HTTP connections, uploads being written, logs.
     static let reservedDescriptors = 256
 
+    /// A fresh log label number for a connection.
+    private func takeID() -> Int {
+        nextID.add(1, ordering: .relaxed).oldValue
+    }
+
+    /// The context of the loop `connection` lives on.
+    private func context(of connection: TCPConnection) -> ServerContext {
+        contexts.first { $0.loop === connection.loop } ?? context
+    }
+
+    /// Takes a client's connection, on the loop it was handed to.
     private func accept(_ connection: TCPConnection, directTLS: Bool) {
         let (transport, refusal) = track(connection)
         let peer = connection.remoteAddress
-        let session = ClientSession(server: context, transport: transport, id: nextID, directTLS: directTLS)
+        let context = context(of: connection)
+        let session = ClientSession(server: context, transport: transport, id: takeID(), directTLS: directTLS)
         transport.session = session
-        nextID += 1
         switch refusal {
         case nil:
             break
@@ -280,7 +325,7 @@ public final class Server: @unchecked Sendable {
             session.refuse(
                 StreamError(
                     .policyViolation,
-                    text: "too many connections from \(peer.addressBlock) (at most \(connectionLimits.maxPerNetwork))"))
+                    text: "too many connections from \(peer.addressBlock) (at most \(config.limits.maxConnectionsPerNetwork))"))
         }
     }
 
@@ -288,9 +333,8 @@ public final class Server: @unchecked Sendable {
     /// connection limits is closed at once.
     private func acceptComponent(_ connection: TCPConnection) {
         let (transport, refusal) = track(connection)
-        let session = ComponentSession(server: context, transport: transport, id: nextID)
+        let session = ComponentSession(server: context(of: connection), transport: transport, id: takeID())
         transport.delegate = session
-        nextID += 1
         if refusal != nil {
             session.fail(StreamError(.resourceConstraint, text: "the server has all the connections it can take"))
         }
@@ -300,16 +344,17 @@ public final class Server: @unchecked Sendable {
     /// limits and keeps it until it closes.
     /// - Returns: The transport, and why it must be refused, if it must.
     private func track(_ connection: TCPConnection) -> (TCPTransport, ConnectionLimits.Refusal?) {
-        loop.assertInLoop()
-        let peer = connection.remoteAddress
-        let refusal = connectionLimits.admit(peer)
-        let transport = TCPTransport(connection)
-        let id = ObjectIdentifier(transport)
-        transport.onClose = { [unowned self] in
-            self.connections[id] = nil
-            if refusal == nil { self.connectionLimits.release(peer) }
+        guard let table = connections.first(where: { $0.loop === connection.loop }) else {
+            preconditionFailure("a connection on a loop of no server")
         }
-        connections[id] = transport
+        let peer = connection.remoteAddress
+        let refusal = connectionLimits.withLock { $0.admit(peer) }
+        let transport = TCPTransport(connection)
+        let id = table.add(transport)
+        transport.onClose = { [unowned self] in
+            table.remove(id)
+            if refusal == nil { self.connectionLimits.withLock { $0.release(peer) } }
+        }
         return (transport, refusal)
     }
 

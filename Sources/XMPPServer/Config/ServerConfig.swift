@@ -32,8 +32,11 @@ public struct ServerConfig: Sendable, Equatable {
     /// ad-hoc commands (XEP-0133): localparts or bare JIDs, normalized to
     /// localparts by validation. Key `admins`, default empty: nobody.
     public var admins: [String] = []
-    /// Event loop threads; each connection belongs to one. Key `threads`,
-    /// default 1, from 1 to 256.
+    /// Event loop threads; each connection belongs to one, handed out in
+    /// turn. Key `threads`, default 1, from 1 to 256. With more than one,
+    /// XEP-0198 resumption works only when the new connection lands on
+    /// the old session's loop (one time in `threads`); otherwise the
+    /// client gets `<failed/>` and starts a new session.
     public var threads = 1
     /// The least severe log level written. Key `log_level`, default `info`.
     public var logLevel = LogLevel.info

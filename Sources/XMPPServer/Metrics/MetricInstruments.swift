@@ -9,8 +9,13 @@ protocol MetricLabel: CaseIterable {
 }
 
 /// A counter per value of `Label`.
-struct LabelledCounter<Label: MetricLabel> {
+struct LabelledCounter<Label: MetricLabel>: Sendable {
     private var counts = [UInt64](repeating: 0, count: Label.allCases.count)
+
+    /// Adds every count of `other` (another loop's) to this one's.
+    mutating func add(_ other: LabelledCounter) {
+        for slot in counts.indices { counts[slot] &+= other.counts[slot] }
+    }
 
     /// Adds `amount` to the count of `label`.
     mutating func increment(_ label: Label, by amount: UInt64 = 1) {
@@ -69,6 +74,13 @@ struct Histogram: Sendable, Equatable {
 
     /// How many observations there were.
     var count: UInt64 { counts.reduce(0, &+) }
+
+    /// Adds the observations of `other`, which has the same bounds.
+    mutating func add(_ other: Histogram) {
+        precondition(other.bounds == bounds, "histograms with other buckets")
+        for slot in counts.indices { counts[slot] &+= other.counts[slot] }
+        sum &+= other.sum
+    }
 }
 
 extension Duration {

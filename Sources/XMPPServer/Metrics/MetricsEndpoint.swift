@@ -13,22 +13,28 @@ import XMPPNet
 /// | `metrics_token` set, the field missing or another token | `401` with `WWW-Authenticate: Bearer` |
 /// | any other method | `405` |
 ///
-/// Counts of stored messages come from a storage job run for each scrape.
+/// Counts of stored messages come from a storage job run for each scrape;
+/// each loop's counters and sessions are read on that loop and summed.
 final class MetricsEndpoint: HTTPResponder {
     static let path = "/metrics"
 
     private let context: ServerContext
+    /// Every loop's context, `context` among them.
+    private let loops: [ServerContext]
     private let storage: any StorageJobs
     private let storageStatistics: () -> StorageQueueStatistics
 
     /// - Parameters:
     ///   - storage: Where the stored messages are counted.
     ///   - storageStatistics: Reads the storage queue's depth and latency.
+    ///   - loops: Every loop's context, whose counters are summed; by
+    ///     default `context`'s alone.
     init(
-        context: ServerContext, storage: any StorageJobs,
+        context: ServerContext, loops: [ServerContext]? = nil, storage: any StorageJobs,
         storageStatistics: @escaping () -> StorageQueueStatistics
     ) {
         self.context = context
+        self.loops = loops ?? [context]
         self.storage = storage
         self.storageStatistics = storageStatistics
     }
@@ -40,7 +46,7 @@ final class MetricsEndpoint: HTTPResponder {
         }
         let context = context
         storage.run(on: context.loop, { stores in (try stores.offline.totalCount(), try stores.archive.totalCount()) })
-        { [storageStatistics] result in
+        { [storageStatistics, self] result in
             var snapshot = MetricsSnapshot(storage: storageStatistics(), uptime: context.loop.now - context.started)
             switch result {
             case .success(let (offline, archived)):
@@ -49,16 +55,44 @@ final class MetricsEndpoint: HTTPResponder {
             case .failure(let error):
                 context.log.error("/metrics cannot count stored messages: \(error)")
             }
-            for handle in context.sessions.all {
-                guard let session = handle.sessionOnThisLoop else { continue }
-                let kind = MetricsSnapshot.SessionKind(webSocket: session.framing == .webSocket, tls: session.isSecure)
-                snapshot.sessions[kind, default: 0] += 1
+            gather { metrics, sessions in
+                snapshot.sessions = sessions
+                let body = Array(metrics.exposition(snapshot).utf8)
+                connection.respond(
+                    HTTPResponse(
+                        .ok, fields: [("Content-Type", OpenMetricsText.contentType), ("Cache-Control", "no-store")],
+                        body: body))
             }
-            let body = Array(context.metrics.exposition(snapshot).utf8)
-            connection.respond(
-                HTTPResponse(
-                    .ok, fields: [("Content-Type", OpenMetricsText.contentType), ("Cache-Control", "no-store")],
-                    body: body))
+        }
+    }
+
+    /// Reads every loop's counters and bound sessions on that loop, then
+    /// calls `completion` on this endpoint's loop with their sums.
+    private func gather(
+        _ completion: @escaping (ServerMetrics, [MetricsSnapshot.SessionKind: Int]) -> Void
+    ) {
+        let total = ServerMetrics(startTime: context.metrics.startTime)
+        var sessions: [MetricsSnapshot.SessionKind: Int] = [:]
+        var missing = loops.count
+        let back = LoopBound({ (counts: ServerMetrics.Counts, found: [MetricsSnapshot.SessionKind: Int]) in
+            total.add(counts)
+            sessions.merge(found, uniquingKeysWith: +)
+            missing -= 1
+            if missing == 0 { completion(total, sessions) }
+        }, on: context.loop)
+        for other in loops {
+            // Read only on its own loop, where its sessions count into it.
+            nonisolated(unsafe) let metrics = other.metrics
+            let registry = other.sessions
+            other.loop.execute {
+                var found: [MetricsSnapshot.SessionKind: Int] = [:]
+                for handle in registry.all {
+                    guard let session = handle.sessionOnThisLoop else { continue }
+                    found[MetricsSnapshot.SessionKind(webSocket: session.framing == .webSocket, tls: session.isSecure), default: 0] += 1
+                }
+                let (counts, sessions) = (metrics.counts, found)
+                back.execute { $0(counts, sessions) }
+            }
         }
     }
 

@@ -3,7 +3,7 @@ import XMPPCore
 import XMPPNet
 
 /// The counters the server keeps for `/metrics` (`MetricsEndpoint`), one
-/// set per loop, in its `ServerContext`.
+/// set per loop, in its `ServerContext`, summed when scraped.
 ///
 /// Confined to the loop like the sessions that count into it, so a count
 /// is a plain add into a preallocated slot: no lock, no atomic, no
@@ -33,7 +33,12 @@ final class ServerMetrics {
     /// WebSocket handshakes accepted (RFC 7395).
     var webSocketsOpened: UInt64 = 0
     /// When the server started, as wall-clock time.
-    let startTime = Date()
+    let startTime: Date
+
+    /// Counters at zero, for a server that started at `startTime`.
+    init(startTime: Date = Date()) {
+        self.startTime = startTime
+    }
 
     /// Counts a stanza arriving at the router.
     /// - Returns: When it arrived, for `routed(since:on:)`.
@@ -46,6 +51,38 @@ final class ServerMetrics {
     /// and has been delivered, answered or handed to storage.
     func routed(since arrival: ContinuousClock.Instant, on loop: any Loop) {
         routingDuration.observe(loop.now - arrival)
+    }
+
+    /// Every count, as values that may cross to another loop.
+    struct Counts: Sendable {
+        var stanzasReceived: LabelledCounter<Stanza.Kind>
+        var stanzasSent: LabelledCounter<Stanza.Kind>
+        var logins: LabelledCounter<LoginMechanism>
+        var loginFailures: LabelledCounter<LoginMechanism>
+        var limitsHit: LabelledCounter<LimitKind>
+        var routingDuration: Histogram
+        var uploadBytesReceived: UInt64
+        var webSocketsOpened: UInt64
+    }
+
+    /// This loop's counts now.
+    var counts: Counts {
+        Counts(
+            stanzasReceived: stanzasReceived, stanzasSent: stanzasSent, logins: logins, loginFailures: loginFailures,
+            limitsHit: limitsHit, routingDuration: routingDuration, uploadBytesReceived: uploadBytesReceived,
+            webSocketsOpened: webSocketsOpened)
+    }
+
+    /// Adds another loop's counts to these.
+    func add(_ other: Counts) {
+        stanzasReceived.add(other.stanzasReceived)
+        stanzasSent.add(other.stanzasSent)
+        logins.add(other.logins)
+        loginFailures.add(other.loginFailures)
+        limitsHit.add(other.limitsHit)
+        routingDuration.add(other.routingDuration)
+        uploadBytesReceived &+= other.uploadBytesReceived
+        webSocketsOpened &+= other.webSocketsOpened
     }
 }
 

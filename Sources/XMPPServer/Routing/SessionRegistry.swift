@@ -65,10 +65,16 @@ public final class SessionHandle: @unchecked Sendable {
 /// Shared by all loops, so guarded by a mutex; it is touched on bind,
 /// unbind and each routed stanza's lookup, never held across I/O.
 public final class SessionRegistry: Sendable {
-    private let table = Mutex<[JID: [String: SessionHandle]]>([:])
-    /// How often each account's access was revoked since the server
-    /// started (by username; only accounts that ever were).
-    private let revocations = Mutex<[String: Int]>([:])
+    private struct State {
+        var table: [JID: [String: SessionHandle]] = [:]
+        /// How often each account's access was revoked since the server
+        /// started (by username; only accounts that ever were). Under the
+        /// table's lock, so that a revocation on one loop and a bind on
+        /// another cannot interleave.
+        var revocations: [String: Int] = [:]
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
@@ -80,47 +86,52 @@ public final class SessionRegistry: Sendable {
         case replaced(SessionHandle)
         /// Not bound: the account already has `maxResources` sessions.
         case tooManyResources
+        /// Not bound: the account's access was revoked since the session
+        /// authenticated.
+        case revoked
     }
 
-    /// Records `handle` under its full JID, unless that would give the
-    /// account more than `maxResources` sessions (replacing a session of
-    /// the same full JID is always allowed). Checked and done under one
-    /// lock, so sessions of one account binding on several loops at once
-    /// cannot pass the limit together.
-    func bind(_ jid: JID, _ handle: SessionHandle, maxResources: Int = .max) -> BindOutcome {
-        table.withLock { table in
-            let resources = table[jid.bare, default: [:]]
+    /// Records `handle` under its full JID, unless the account's access
+    /// was revoked since `revocationCount(of:)` gave `revocations`, or that
+    /// would give the account more than `maxResources` sessions (replacing
+    /// a session of the same full JID is always allowed). Checked and done
+    /// under one lock, so sessions of one account binding on several loops
+    /// at once cannot pass the limit together, nor bind past a revocation.
+    func bind(_ jid: JID, _ handle: SessionHandle, revocations: Int, maxResources: Int = .max) -> BindOutcome {
+        state.withLock { state in
+            guard state.revocations[jid.localpart ?? "", default: 0] == revocations else { return .revoked }
+            let resources = state.table[jid.bare, default: [:]]
             if resources[jid.resourcepart!] == nil, resources.count >= maxResources { return .tooManyResources }
-            return table[jid.bare, default: [:]].updateValue(handle, forKey: jid.resourcepart!).map { .replaced($0) }
-                ?? .bound
+            return state.table[jid.bare, default: [:]].updateValue(handle, forKey: jid.resourcepart!)
+                .map { .replaced($0) } ?? .bound
         }
     }
 
     /// Forgets `jid` if it still belongs to `session` (a replaced session
     /// must not remove its successor).
     func remove(_ jid: JID, ifSession session: ClientSession) {
-        table.withLock { table in
-            guard let handle = table[jid.bare]?[jid.resourcepart!], handle.refers(to: session) else { return }
-            table[jid.bare]![jid.resourcepart!] = nil
-            if table[jid.bare]!.isEmpty { table[jid.bare] = nil }
+        state.withLock { state in
+            guard let handle = state.table[jid.bare]?[jid.resourcepart!], handle.refers(to: session) else { return }
+            state.table[jid.bare]![jid.resourcepart!] = nil
+            if state.table[jid.bare]!.isEmpty { state.table[jid.bare] = nil }
         }
     }
 
     /// The session bound to a full JID.
     public func session(_ jid: JID) -> SessionHandle? {
         guard let resource = jid.resourcepart else { return nil }
-        return table.withLock { $0[jid.bare]?[resource] }
+        return state.withLock { $0.table[jid.bare]?[resource] }
     }
 
     /// The sessions of an account.
     public func sessions(of bare: JID) -> [SessionHandle] {
-        table.withLock { $0[bare.bare].map { Array($0.values) } ?? [] }
+        state.withLock { $0.table[bare.bare].map { Array($0.values) } ?? [] }
     }
 
     /// The sessions of an account that `predicate` accepts, in one pass
     /// under the lock (keep `predicate` cheap).
     public func sessions(of bare: JID, where predicate: (SessionHandle) -> Bool) -> [SessionHandle] {
-        table.withLock { $0[bare.bare]?.values.filter(predicate) ?? [] }
+        state.withLock { $0.table[bare.bare]?.values.filter(predicate) ?? [] }
     }
 
     /// The available sessions of an account (RFC 6121 §4.1: those that
@@ -145,25 +156,27 @@ public final class SessionRegistry: Sendable {
     /// How often `username`'s access was revoked: a session authenticated
     /// when the count was lower may not bind any more.
     func revocationCount(of username: String) -> Int {
-        revocations.withLock { $0[username, default: 0] }
+        state.withLock { $0.revocations[username, default: 0] }
     }
 
     /// Revokes `username`'s access (its password changed, or it was
     /// deleted) and returns its sessions, detached ones included, for the
     /// caller to end.
     func revoke(_ username: String, domain: String) -> [SessionHandle] {
-        revocations.withLock { $0[username, default: 0] += 1 }
-        guard let bare = try? JID(localpart: username, domainpart: domain) else { return [] }
-        return sessions(of: bare)
+        let bare = try? JID(localpart: username, domainpart: domain)
+        return state.withLock { state in
+            state.revocations[username, default: 0] += 1
+            return bare.flatMap { state.table[$0].map { Array($0.values) } } ?? []
+        }
     }
 
     /// Every bound session, sorted by JID.
     public var all: [SessionHandle] {
-        table.withLock { $0.values.flatMap(\.values) }.sorted { $0.jid.description < $1.jid.description }
+        state.withLock { $0.table.values.flatMap(\.values) }.sorted { $0.jid.description < $1.jid.description }
     }
 
     /// How many sessions are bound.
     public var count: Int {
-        table.withLock { $0.values.reduce(0) { $0 + $1.count } }
+        state.withLock { $0.table.values.reduce(0) { $0 + $1.count } }
     }
 }

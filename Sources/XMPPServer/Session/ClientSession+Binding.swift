@@ -48,10 +48,6 @@ extension ClientSession {
     /// account's password changed ends here instead.
     func bindResource(_ resource: String) -> Result<JID, StanzaError> {
         guard let username else { return .failure(StanzaError(.notAuthorized)) }
-        guard server.sessions.revocationCount(of: username) == accountRevocations else {
-            fail(StreamError(.notAuthorized, text: "the account's password changed or it was deleted"))
-            return .failure(StanzaError(.notAuthorized))
-        }
         let full: JID
         do {
             full = try JID(localpart: username, domainpart: server.domain, resourcepart: resource)
@@ -61,7 +57,11 @@ extension ClientSession {
         jid = full
         let handle = SessionHandle(self)
         let maxResources = server.config.limits.maxResourcesPerAccount
-        switch server.sessions.bind(full, handle, maxResources: maxResources) {
+        switch server.sessions.bind(full, handle, revocations: accountRevocations, maxResources: maxResources) {
+        case .revoked:
+            jid = nil
+            fail(StreamError(.notAuthorized, text: "the account's password changed or it was deleted"))
+            return .failure(StanzaError(.notAuthorized))
         case .tooManyResources:
             jid = nil
             // RFC 6120 §7.6.2.1: the account has all the resources it may have.

@@ -9,7 +9,8 @@ import XMPPNet
 /// total only: on loopback they are local tools, tests, or a proxy that
 /// speaks for many clients.
 ///
-/// Confined to the server's loop.
+/// The server keeps one behind a mutex for the connections of all its
+/// loops; the HTTP server one on its loop.
 struct ConnectionLimits {
     /// Why a connection was refused.
     enum Refusal: Equatable {

@@ -4,7 +4,8 @@ import XMPPStorage
 
 /// Everything a session on one loop needs from the server: settings,
 /// shared services, and the loop itself. One per loop; the shared parts
-/// (sessions, hooks, storage, throttles) are the same objects in each.
+/// (sessions, hooks, storage, throttles, components, uploads) are the same
+/// objects in each (`init(sharing:on:)`).
 public final class ServerContext {
     public let config: ServerConfig
     /// The served domain, normalized.
@@ -75,6 +76,34 @@ public final class ServerContext {
             serverSecret: scramSecret, lifetime: config.authentication.fastTokenLifetime,
             maxClients: config.authentication.fastMaxClients)
         self.upload = config.upload.enabled ? UploadService(config: config, serverSecret: scramSecret) : nil
+    }
+
+    /// Creates the context of another loop of the same server: every
+    /// shared part (sessions, hooks, storage, throttles, components, the
+    /// upload service, the secrets) is `base`'s; only the loop and the
+    /// metrics are its own.
+    public init(sharing base: ServerContext, on loop: any Loop) {
+        config = base.config
+        domainJID = base.domainJID
+        domain = base.domain
+        self.loop = loop
+        log = base.log
+        started = base.started
+        tlsContext = base.tlsContext
+        tlsRequired = base.tlsRequired
+        accounts = base.accounts
+        storage = base.storage
+        sessions = base.sessions
+        components = base.components
+        blocklists = base.blocklists
+        hooks = base.hooks
+        router = base.router
+        loginThrottle = base.loginThrottle
+        registrationThrottle = base.registrationThrottle
+        scramSecret = base.scramSecret
+        wallClock = base.wallClock
+        fastTokens = base.fastTokens
+        upload = base.upload
     }
 
     /// Parser limits before authentication: small, since anyone can connect.

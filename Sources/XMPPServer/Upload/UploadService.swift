@@ -4,7 +4,8 @@ import XMPPStorage
 /// side share it: settings, the URL signer, the files on disk, and the
 /// public base URL, which is known only once the HTTP listeners are bound.
 ///
-/// Confined to the loop, like `ServerContext`, which holds it.
+/// Shared by every loop's context: `baseURL` is written once, on the
+/// first loop, before any listener accepts a connection.
 public final class UploadService {
     /// The `upload_*` settings.
     let settings: ServerConfig.Upload

@@ -23,6 +23,7 @@ final class ServerFixture: ClientTestServer, Sendable {
         config.dataDirectory = dataDirectory
         config.listen = [ListenAddress("127.0.0.1:0")!]
         config.http.listen = [ListenAddress("127.0.0.1:0")!]
+        config.threads = TestThreads.count
         configure(&config)
         do {
             server = try Server(config: config, log: Logger(level: .warning, label: "fixture", sink: NoLog()))

@@ -39,6 +39,7 @@ final class LiveServer {
         config.listen = [ListenAddress("127.0.0.1:0")!]
         if LiveSocket.ipv6LoopbackWorks { config.listen.append(ListenAddress("[::1]:0")!) }
         config.http.listen = [ListenAddress("127.0.0.1:0")!]
+        config.threads = TestThreads.count
         configure(&config)
         do {
             server = try Server(config: config, log: Logger(level: .debug, label: "live", sink: log))

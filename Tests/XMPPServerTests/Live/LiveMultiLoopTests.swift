@@ -1,0 +1,69 @@
+import Testing
+import XMPPCore
+import XMPPServer
+import XMPPTestSupport
+
+/// A real server with four event loops (`threads = 4`): connections are
+/// handed to the loops in turn, so consecutive clients land on different
+/// loops and every stanza between them crosses from one loop to another.
+@Suite(.timeLimit(.minutes(1)))
+struct LiveMultiLoopTests {
+    private static let users = ["ada", "ben", "cy", "dot", "eve", "flo"]
+
+    private static func fourLoops(_ config: inout ServerConfig) {
+        config.threads = 4
+    }
+
+    @Test func everyClientReachesEveryOtherAcrossLoops() throws {
+        try LiveServer.run(configure: Self.fourLoops) { server in
+            try server.waitForLog(containing: "4 event loops")
+            var clients: [String: LiveClient] = [:]
+            for user in Self.users {
+                try server.register(user, "secret")
+                clients[user] = try server.loggedInClient(user, "secret")
+            }
+            for sender in Self.users {
+                for recipient in Self.users where recipient != sender {
+                    try clients[sender]!.send(
+                        "<message to='\(recipient)@localhost/live' type='chat'><body>\(sender) to \(recipient)</body></message>")
+                }
+            }
+            for recipient in Self.users {
+                var bodies: Set<String> = []
+                for _ in 1..<Self.users.count {
+                    let message = try clients[recipient]!.nextElement()
+                    #expect(message.name == "message")
+                    bodies.insert(message.child("body", namespace: NS.client)?.text ?? "")
+                }
+                let expected = Set(Self.users.filter { $0 != recipient }.map { "\($0) to \(recipient)" })
+                #expect(bodies == expected)
+            }
+        }
+    }
+
+    @Test func shutdownEndsTheStreamsOfEveryLoop() throws {
+        try LiveServer.run(configure: Self.fourLoops) { server in
+            var clients: [LiveClient] = []
+            for user in Self.users.prefix(5) {
+                try server.register(user, "secret")
+                clients.append(try server.loggedInClient(user, "secret"))
+            }
+            server.server.shutdown()
+            for client in clients {
+                let events = try client.readUntilClosed()
+                #expect(events.streamErrorCondition == "system-shutdown", "\(events)")
+            }
+        }
+    }
+
+    @Test func bindingAFullJIDTakenOnAnotherLoopEndsTheFirstSession() throws {
+        try LiveServer.run(configure: Self.fourLoops) { server in
+            try server.register("romeo", "montague")
+            let first = try server.loggedInClient("romeo", "montague", resource: "phone")
+            let second = try server.connectWithTLS()
+            #expect(try second.login("romeo", "montague", resource: "phone") == "romeo@localhost/phone")
+            #expect(try first.readUntilClosed().streamErrorCondition == "conflict")
+            #expect(try second.ping()[attribute: "type"] == "result")
+        }
+    }
+}
