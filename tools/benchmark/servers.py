@@ -37,6 +37,8 @@ class ServerProcess:
     """A server child process: start, wait until it accepts, measure, stop."""
 
     name = "server"
+    #: CPUs the server is pinned to (as `taskset -c` takes them), or None.
+    cpus = None
 
     def __init__(self, directory):
         self.directory = directory
@@ -51,8 +53,9 @@ class ServerProcess:
     def start(self, timeout=30.0):
         """Starts the server and returns once its port accepts connections."""
         with open(self.log_path, "ab") as log:
+            pinning = ["taskset", "-c", self.cpus] if self.cpus else []
             self.process = subprocess.Popen(
-                self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+                pinning + self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
