@@ -37,18 +37,24 @@ the server on CPU 1, so that they do not take turns on one core.
 Accounts are made in-band (XEP-0077) on swiftletd and ejabberd; on Prosody
 one with prosodyctl and the others as copies of its account file (same
 password, hence the same salt and keys). Rosters are made through the
-protocol (subscription handshakes): the contacts have to be online anyway.
+protocol (subscription handshakes: the contacts have to be online anyway),
+but on Prosody as roster files written before it starts: its internal
+storage rewrites a user's whole roster file on each change, so 1000
+handshakes take minutes.
 
 Usage: curves.py --swiftletd PATH [options]   (see --help)
+       curves.py --redraw JSON [--plots DIR]   (tables and plots of a saved run)
 """
 import argparse
 import asyncio
 import importlib.util
+import json
 import math
 import os
 import resource
 import shutil
 import time
+import traceback
 import types
 
 import benchmark
@@ -81,6 +87,7 @@ FD_RESERVE = 1000
 OFFLINE_SENDERS = routing.OFFLINE_SENDERS
 LOGIN_CONCURRENCY = 16
 REQUEST_TIMEOUT = 120.0
+SUBSCRIBE_TIMEOUT = 600.0  # for each direction of a roster's subscriptions
 MAM_BATCH = 20  # messages per peer in flight while filling
 BROADCAST_SECONDS = 3.0  # presence changes measured for at least this long
 MAX_BROADCASTS = 2000
@@ -108,9 +115,9 @@ def parse_arguments():
     parser.add_argument("--mam-sizes", help=f"archive sizes (default {FULL_SIZES['mam_sizes']})")
     parser.add_argument("--mam-peers", type=int, default=100, help="peers the archived messages come from")
     parser.add_argument("--mam-queries", type=int, default=20, help="queries per kind and archive size")
-    parser.add_argument("--mam-query-seconds", type=float, default=20,
+    parser.add_argument("--mam-query-seconds", type=float, default=15,
                         help="seconds per kind and size after which no further query starts")
-    parser.add_argument("--mam-fill-seconds", type=float, default=300,
+    parser.add_argument("--mam-fill-seconds", type=float, default=200,
                         help="seconds allowed to grow the archive to each size; a server slower than that "
                              "is not measured at the larger sizes")
     parser.add_argument("--plots", default="docs/images", help="directory for the PNG plots (perf-*.png)")
@@ -175,11 +182,13 @@ class CurvesProsodyMAM(routing.ProsodyMAM):
 class CurvesEjabberd(ejabberd.Ejabberd):
     """ejabberd as in ejabberd.py with STARTTLS offered (for the idle
     sessions over TLS), idle schedulers not busy-waiting (so that its CPU
-    time counts work) and up to 100 sessions per account."""
+    time counts work), up to 100 sessions per account, and this process's
+    open-files limit (for the idle sessions)."""
 
     starttls = True
     busy_wait = False
     max_user_sessions = 100
+    keep_fd_limit = True
 
 
 class CurvesEjabberdMAM(CurvesEjabberd):
@@ -242,6 +251,26 @@ async def create_accounts(server, users):
         await xmpp_load.register_accounts(server.port, servers.DOMAIN, [(user, PASSWORD) for user in users], 4)
     finally:
         server.stop()
+
+
+def write_prosody_rosters(server, arguments):
+    """The presence scenario's rosters as Prosody's roster files (its
+    internal storage), written before it starts: each hub and its contacts
+    subscribed both ways. Through the protocol, each subscription rewrites
+    the whole roster file, which for 1000 contacts would take minutes."""
+    directory = os.path.join(server.directory, "data", servers.DOMAIN, "roster")
+    os.makedirs(directory, exist_ok=True)
+    contacts = scenario_users("presence", arguments)[:max(arguments.contact_counts)]
+    rosters = {}
+    for size in arguments.contact_counts:
+        rosters[f"hub{size}"] = contacts[:size]
+        for contact in contacts[:size]:
+            rosters.setdefault(contact, []).append(f"hub{size}")
+    for user, items in rosters.items():
+        with open(os.path.join(directory, f"{user}.dat"), "w") as roster:
+            roster.write("return {\n\t[false] = { [\"version\"] = 1; [\"pending\"] = {}; };\n" + "".join(
+                f"\t[\"{item}@{servers.DOMAIN}\"] = {{ [\"subscription\"] = \"both\"; [\"groups\"] = {{}}; }};\n"
+                for item in items) + "};\n")
 
 
 def target_of(server, use_tls=False):
@@ -327,7 +356,8 @@ async def measure_presence(server, arguments):
             sessions.append(hub)
             roster = presence_load.Roster(hub, contacts[:size])
             started = time.perf_counter()
-            await roster.subscribe(REQUEST_TIMEOUT)
+            if not isinstance(server, servers.Prosody):  # its rosters are files written beforehand
+                await roster.subscribe(SUBSCRIBE_TIMEOUT)
             subscribe_s = time.perf_counter() - started
             await asyncio.sleep(1)  # the presence exchanged after subscribing
             cpu, last, copies = server.cpu_seconds(), [], []
@@ -344,7 +374,8 @@ async def measure_presence(server, arguments):
             copies.sort()
             rows.append({
                 "server": server.name, "contacts": size, "broadcasts": len(last),
-                "subscribe_s": subscribe_s, "subscriptions_per_s": size / subscribe_s,
+                "subscribe_s": subscribe_s,
+                "subscriptions_per_s": None if isinstance(server, servers.Prosody) else size / subscribe_s,
                 "server_cpu_us_per_broadcast": cpu / len(last) * 1e6,
                 "server_cpu_us_per_copy": cpu / len(last) / size * 1e6,
                 "last_p50_ms": routing.percentile(last, 0.5) / 1e6, "last_max_ms": last[-1] / 1e6,
@@ -447,14 +478,22 @@ async def run(arguments, workdir, report, started):
         server = make_server(name, os.path.join(workdir, name), arguments, report)
         if server is None:
             continue
+        started.append(server)
+        if name == "swiftletd-noarchive" and "swiftletd" in instances:
+            # The same accounts: one database, used by one process at a time.
+            server.data_dir = instances["swiftletd"].data_dir
+        else:
+            users = list(dict.fromkeys(
+                user for scenario in scenarios for user in scenario_users(scenario, arguments)))
+            benchmark.log(f"creating {len(users)} accounts on {server.name}")
+            began = time.perf_counter()
+            await create_accounts(server, users)  # on every CPU: this is not measured
+            if isinstance(server, servers.Prosody) and "presence" in scenarios:
+                write_prosody_rosters(server, arguments)
+            report["accounts"].append(
+                {"server": name, "accounts": len(users), "seconds": time.perf_counter() - began})
         if arguments.pin:
             server.cpus = "1"
-        started.append(server)
-        users = list(dict.fromkeys(user for scenario in scenarios for user in scenario_users(scenario, arguments)))
-        benchmark.log(f"creating {len(users)} accounts on {server.name}")
-        began = time.perf_counter()
-        await create_accounts(server, users)
-        report["accounts"].append({"server": name, "accounts": len(users), "seconds": time.perf_counter() - began})
         report["versions"][name] = server.version()
         instances[name] = server
     for round_number in range(1, arguments.rounds + 1):
@@ -469,13 +508,36 @@ async def run(arguments, workdir, report, started):
                                                          f"{scenario} on {name}")
                 except Exception as error:  # noted; the other scenarios still run
                     benchmark.log(f"{scenario} on {name} failed: {error!r}")
+                    traceback.print_exc()
                     report["failures"].append(f"{scenario} on {name}, round {round_number}: {error!r}"[:400])
                     server.stop()
                     continue
                 report[scenario] += [dict(row, round=round_number) for row in rows]
+                if arguments.json:  # what is measured so far, should the run be stopped
+                    with open(arguments.json, "w") as output:
+                        json.dump(report, output, indent=2)
+
+
+def redraw(path, plots):
+    """The tables and plots of a run's JSON (--json FILE), without
+    measuring: for a run stopped before its end, or plots elsewhere."""
+    with open(path) as saved:
+        report = json.load(saved)
+    arguments = types.SimpleNamespace(**dict(report["settings"], plots=plots, no_plots=False))
+    report["machine"].setdefault("load_average_at_end", os.getloadavg())
+    print(curves_report.format_tables(report, arguments))
+    curves_report.draw_plots(report, arguments)
 
 
 def main():
+    redrawing = argparse.ArgumentParser(add_help=False)
+    redrawing.add_argument("--redraw", metavar="JSON")
+    redrawing.add_argument("--plots", default="docs/images")
+    known, _ = redrawing.parse_known_args()
+    if known.redraw:
+        redraw(known.redraw, known.plots)
+        return
+
     def parse():
         arguments = parse_arguments()
         if arguments.pin:

@@ -86,34 +86,37 @@ def idle_section(report):
     return lines
 
 
-def routing_section(report):
-    rows = medians(report["routing"], ("server", "pairs"))
-    lines = ["### Routed messages: server CPU per message", "",
-             "| pairs | server | msgs/s | server CPU µs/msg | p50 ms | p99 ms | client CPU | lost | error stanzas |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for row in sorted(rows, key=lambda r: (r["pairs"], list(COLOURS).index(r["server"]))):
-        lines.append(
-            f"| {row['pairs']} | {row['server']} | {number(row['msgs_per_s'], 0)} | "
-            f"{number(row['server_cpu_us_per_msg'])} | {number(row['p50_ms'])} | {number(row['p99_ms'])} | "
-            f"{row['client_cpu_share']:.0%} | {row['lost']} | {row['errors']} |")
-    lines += ["", "Shape of server CPU per message against pairs (flat: each message costs the same):"]
-    lines += [f"- {name}: {shape(series(rows, name, 'pairs', 'server_cpu_us_per_msg'))}" for name in servers_in(rows)]
+def sized_section(title, rows, x_key, columns, cells, shape_of):
+    """A table with a row per size (`x_key`) and server: `columns` after
+    those two, `cells(row)` their text; then each server's curve shape
+    under the caption and y key `shape_of`."""
+    caption, y_key = shape_of
+    lines = [title, "", f"| {x_key} | server | " + " | ".join(columns) + " |",
+             "|---:|---|" + "---:|" * len(columns)]
+    for row in sorted(rows, key=lambda r: (r[x_key], list(COLOURS).index(r["server"]))):
+        lines.append(f"| {row[x_key]} | {row['server']} | " + " | ".join(cells(row)) + " |")
+    lines += ["", caption]
+    lines += [f"- {name}: {shape(series(rows, name, x_key, y_key))}" for name in servers_in(rows)]
     return lines
+
+
+def routing_section(report):
+    return sized_section(
+        "### Routed messages: server CPU per message", medians(report["routing"], ("server", "pairs")), "pairs",
+        ("msgs/s", "server CPU µs/msg", "p50 ms", "p99 ms", "client CPU", "lost", "error stanzas"),
+        lambda row: (number(row["msgs_per_s"], 0), number(row["server_cpu_us_per_msg"]), number(row["p50_ms"]),
+                     number(row["p99_ms"]), f"{row['client_cpu_share']:.0%}", str(row["lost"]), str(row["errors"])),
+        ("Shape of server CPU per message against pairs (flat: each message costs the same):",
+         "server_cpu_us_per_msg"))
 
 
 def offline_section(report):
-    rows = medians(report["offline"], ("server", "messages"))
-    lines = ["### Offline messages: delivery at login", "",
-             "| backlog | server | delivery s | delivered msgs/s | delivery CPU µs/msg | store msgs/s | lost |",
-             "|---:|---|---:|---:|---:|---:|---:|"]
-    for row in sorted(rows, key=lambda r: (r["messages"], list(COLOURS).index(r["server"]))):
-        lines.append(
-            f"| {row['messages']} | {row['server']} | {number(row['deliver_s'], 3)} | "
-            f"{number(row['deliver_msgs_per_s'], 0)} | {number(row['deliver_cpu_us_per_msg'])} | "
-            f"{number(row['store_msgs_per_s'], 0)} | {row['lost']} |")
-    lines += ["", "Shape of the delivery time against the backlog (linear: each message costs the same):"]
-    lines += [f"- {name}: {shape(series(rows, name, 'messages', 'deliver_s'))}" for name in servers_in(rows)]
-    return lines
+    return sized_section(
+        "### Offline messages: delivery at login", medians(report["offline"], ("server", "messages")), "messages",
+        ("delivery s", "delivered msgs/s", "delivery CPU µs/msg", "store msgs/s", "lost"),
+        lambda row: (number(row["deliver_s"], 3), number(row["deliver_msgs_per_s"], 0),
+                     number(row["deliver_cpu_us_per_msg"]), number(row["store_msgs_per_s"], 0), str(row["lost"])),
+        ("Shape of the delivery time against the backlog (linear: each message costs the same):", "deliver_s"))
 
 
 def mam_section(report):
@@ -151,20 +154,17 @@ def mam_section(report):
 
 def presence_section(report):
     rows = medians(report["presence"], ("server", "contacts"))
-    lines = ["### Presence broadcast against roster size", "",
-             "| contacts | server | server CPU µs/broadcast | µs per contact | last contact p50 ms "
-             "| last contact max ms | all copies p50 ms | subscriptions/s (setup) |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|"]
-    for row in sorted(rows, key=lambda r: (r["contacts"], list(COLOURS).index(r["server"]))):
-        lines.append(
-            f"| {row['contacts']} | {row['server']} | {number(row['server_cpu_us_per_broadcast'], 0)} | "
-            f"{number(row['server_cpu_us_per_copy'])} | {number(row['last_p50_ms'], 2)} | "
-            f"{number(row['last_max_ms'], 2)} | {number(row['copy_p50_ms'], 2)} | "
-            f"{number(row['subscriptions_per_s'], 0)} |")
-    lines += ["", "Shape of server CPU per broadcast and of the last contact's latency against contacts "
-                  "(linear: each contact costs the same):"]
-    lines += [f"- {name}: CPU {shape(series(rows, name, 'contacts', 'server_cpu_us_per_broadcast'))}; "
-              f"latency {shape(series(rows, name, 'contacts', 'last_p50_ms'))}" for name in servers_in(rows)]
+    lines = sized_section(
+        "### Presence broadcast against roster size", rows, "contacts",
+        ("server CPU µs/broadcast", "µs per contact", "last contact p50 ms", "last contact max ms",
+         "all copies p50 ms", "subscriptions/s (setup)"),
+        lambda row: (number(row["server_cpu_us_per_broadcast"], 0), number(row["server_cpu_us_per_copy"]),
+                     number(row["last_p50_ms"], 2), number(row["last_max_ms"], 2), number(row["copy_p50_ms"], 2),
+                     number(row["subscriptions_per_s"], 0)),
+        ("Shape of server CPU per broadcast against contacts (linear: each contact costs the same):",
+         "server_cpu_us_per_broadcast"))
+    lines += ["", "Shape of the last contact's latency against contacts:"]
+    lines += [f"- {name}: {shape(series(rows, name, 'contacts', 'last_p50_ms'))}" for name in servers_in(rows)]
     return lines
 
 
@@ -213,16 +213,21 @@ def draw_plots(report, arguments):
         benchmark.log(f"wrote {path}")
 
 
-def lines_of(axes, rows, x_key, y_key, title, y_label, log_y=False, **match):
-    """One line per server on `axes`."""
+def lines_of(axes, rows, x_key, y_key, title, y_label, log_y=False, log_x=True, **match):
+    """One line per server on `axes`; linear axes start at 0."""
     for name in servers_in(rows):
         points = series(rows, name, x_key, y_key, **match)
         if points:
-            dashed = "--" if name.endswith(("-noarchive", "-mam")) and name != "prosody-mam" else "-"
-            axes.plot(*zip(*points), dashed, marker="o", label=name, color=COLOURS[name])
-    axes.set_xscale("log")
+            style = "--" if name == "swiftletd-noarchive" else "-"
+            axes.plot(*zip(*points), style, marker="o", label=name, color=COLOURS[name])
+    if log_x:
+        axes.set_xscale("log")
+    else:
+        axes.set_xlim(left=0)
     if log_y:
         axes.set_yscale("log")
+    else:
+        axes.set_ylim(bottom=0)
     axes.set_title(title)
     axes.set_ylabel(y_label)
     axes.grid(True, which="both", alpha=0.3)
@@ -236,9 +241,9 @@ def plot_idle(pyplot, report):
     figure, grid = pyplot.subplots(2, 2, figsize=(11, 8))
     for column, tls in enumerate((False, True)):
         variant = "STARTTLS" if tls else "no TLS"
-        lines_of(grid[0][column], rows, "sessions", "rss_mib", f"RSS, {variant}", "MiB", tls=tls)
+        lines_of(grid[0][column], rows, "sessions", "rss_mib", f"RSS, {variant}", "MiB", log_x=False, tls=tls)
         lines_of(grid[1][column], rows, "sessions", "kib_per_session", f"KiB per session, {variant}", "KiB",
-                 tls=tls)
+                 log_x=False, tls=tls)
         grid[1][column].set_xlabel("idle sessions")
     return figure
 
@@ -248,7 +253,6 @@ def plot_routing(pyplot, report):
     figure, axes = pyplot.subplots(figsize=(8, 5))
     lines_of(axes, rows, "pairs", "server_cpu_us_per_msg", "Server CPU per routed message", "µs per message")
     axes.set_xlabel("online pairs")
-    axes.set_ylim(bottom=0)
     return figure
 
 
