@@ -248,7 +248,8 @@ async def create_accounts(server, users):
         return
     server.start()
     try:
-        await xmpp_load.register_accounts(server.port, servers.DOMAIN, [(user, PASSWORD) for user in users], 4)
+        await xmpp_load.register_accounts(
+            server.port, servers.DOMAIN, [(user, PASSWORD) for user in users], streams=4, per_stream=200)
     finally:
         server.stop()
 
