@@ -86,8 +86,9 @@ class Ejabberd(servers.ServerProcess):
     """ejabberd 23.01 (Debian bookworm) with Mnesia storage, no TLS, no
     shaper, and the modules a plain chat client needs: roster, disco,
     ping, offline storage and in-band registration (no MAM, carbons,
-    stream management, privacy or blocking). Subclasses may offer STARTTLS
-    and stop idle schedulers from busy-waiting (class attributes)."""
+    stream management, privacy or blocking). Subclasses change the class
+    attributes below for STARTTLS, scheduler busy-waiting, sessions per
+    account and the open-files limit."""
 
     name = "ejabberd"
     #: Lines added to the c2s listener's options (each starting with "\n    ").
@@ -151,9 +152,9 @@ class Ejabberd(servers.ServerProcess):
         as_user = ["setpriv", f"--reuid={EJABBERD_USER}", f"--regid={EJABBERD_USER}", "--init-groups",
                    "--reset-env"] if self.keep_fd_limit else []
         return as_user + [shutil.which("ejabberdctl"), "--config-dir", self.directory,
-                "--ctl-config", os.path.join(self.directory, "ejabberdctl.cfg"),
-                "--spool", self.spool, "--logs", self.logs,
-                "--node", "swiftletbench@localhost", "foreground-quiet"]
+                          "--ctl-config", os.path.join(self.directory, "ejabberdctl.cfg"),
+                          "--spool", self.spool, "--logs", self.logs,
+                          "--node", "swiftletbench@localhost", "foreground-quiet"]
 
     def start(self, timeout=60.0):
         super().start(timeout)
