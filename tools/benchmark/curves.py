@@ -169,14 +169,23 @@ class CurvesSwiftletd(routing.RoutingSwiftletd):
                          f"max_connections = {arguments.max_sessions + FD_RESERVE}\n")
 
 
-class CurvesProsodyMAM(routing.ProsodyMAM):
-    """Prosody with mod_mam, its archive quota (10,000 items in 0.12)
-    raised above the largest archive."""
+class CurvesProsody(servers.Prosody):
+    """Prosody as servers.py runs it, with the item limit of its internal
+    archive stores (10,000 in 0.12), which keep offline messages as well
+    as mod_mam's archive, raised above the largest backlog and archive."""
 
-    def __init__(self, directory, largest):
+    def __init__(self, directory, arguments):
         super().__init__(directory)
+        largest = max(max(arguments.backlog_counts), max(arguments.mam_size_counts))
         with open(self.config_path, "a") as config:
             config.write(f"storage_archive_item_limit = {2 * largest}\n")
+
+
+class CurvesProsodyMAM(CurvesProsody):
+    """With mod_mam, as routing.py's prosody-mam."""
+
+    name = "prosody-mam"
+    modules = routing.ProsodyMAM.modules
 
 
 class CurvesEjabberd(ejabberd.Ejabberd):
@@ -207,9 +216,9 @@ def make_server(name, directory, arguments, report):
     if name.startswith("swiftletd"):
         return CurvesSwiftletd(directory, arguments.swiftletd, arguments, archive=name == "swiftletd")
     if name == "prosody":
-        return servers.Prosody(directory)
+        return CurvesProsody(directory, arguments)
     if name == "prosody-mam":
-        return CurvesProsodyMAM(directory, max(arguments.mam_size_counts))
+        return CurvesProsodyMAM(directory, arguments)
     if ejabberd.available():
         return CurvesEjabberdMAM(directory) if name == "ejabberd-mam" else CurvesEjabberd(directory)
     report["skipped"].append(f"{name} (not installed: apt-get install ejabberd)")

@@ -67,6 +67,10 @@ def number(value, digits=1):
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{digits}f}"
 
 
+def percent(share):
+    return "n/a" if share is None else f"{share:.0%}"
+
+
 def idle_section(report):
     rows = medians(report["idle"], ("server", "tls", "target"))
     lines = ["### Idle sessions: RSS", "",
@@ -105,7 +109,7 @@ def routing_section(report):
         "### Routed messages: server CPU per message", medians(report["routing"], ("server", "pairs")), "pairs",
         ("msgs/s", "server CPU µs/msg", "p50 ms", "p99 ms", "client CPU", "lost", "error stanzas"),
         lambda row: (number(row["msgs_per_s"], 0), number(row["server_cpu_us_per_msg"]), number(row["p50_ms"]),
-                     number(row["p99_ms"]), f"{row['client_cpu_share']:.0%}", str(row["lost"]), str(row["errors"])),
+                     number(row["p99_ms"]), percent(row["client_cpu_share"]), str(row["lost"]), str(row["errors"])),
         ("Shape of server CPU per message against pairs (flat: each message costs the same):",
          "server_cpu_us_per_msg"))
 
@@ -174,7 +178,12 @@ SECTIONS = {"idle": idle_section, "routing": routing_section, "offline": offline
 
 def format_tables(report, arguments):
     """Every scenario measured, as Markdown, after the run's header."""
-    names = [name for name in COLOURS if name in report["versions"]]
+    # One name per version string: the variants run the same programs.
+    by_version = {}
+    for name in COLOURS:
+        if name in report["versions"]:
+            by_version.setdefault(report["versions"][name].split(" (archive")[0], name)
+    names = list(by_version.values())
     machine = report["machine"]
     lines = routing.report_header(report, names, arguments, (
         f"client pinned to CPU 0 and servers to CPU 1: {'yes' if arguments.pin else 'no'}; "
