@@ -424,8 +424,9 @@ async def measure_mam(server, arguments):
                 rows.append(fill_row(server, size, progress["sent"], time.perf_counter() - started,
                                      server.cpu_seconds() - cpu, complete=False))
                 break
-            rows.append(fill_row(server, size, size - filled, time.perf_counter() - started,
-                                 server.cpu_seconds() - cpu, complete=True))
+            rows.append(dict(fill_row(server, size, size - filled, time.perf_counter() - started,
+                                      server.cpu_seconds() - cpu, complete=True),
+                             archived=await querier.archived()))
             filled = size
             fills.append((first_second, time.time()))
             await asyncio.sleep(1)  # archive writes queued behind the routing

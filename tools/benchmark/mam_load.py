@@ -21,6 +21,7 @@ import time
 
 NS_MAM = "urn:xmpp:mam:2"
 RESULT_ID = re.compile(rb"<result\b[^>]*\bid=['\"]([^'\"]+)['\"]")
+COUNT = re.compile(rb"<count>(\d+)</count>")
 FILLER = "an archived chat message, long enough to look like one"
 
 
@@ -54,6 +55,7 @@ class Querier:
     def __init__(self, conn, timeout):
         self.conn, self.timeout = conn, timeout
         self.next_id = 0
+        self.last_reply = b""
 
     async def query(self, fields=(), after=None, before=None, page=50):
         """One query with the form `fields` [(var, value)] and RSM `after`
@@ -75,9 +77,17 @@ class Querier:
             match = await self.conn.expect(reply)
         elapsed = time.perf_counter() - started
         ids = [found.decode() for found in RESULT_ID.findall(match.string, 0, match.start())]
-        iq = match.group(0)
+        iq = self.last_reply = match.group(0)
         error = None if b"type='result'" in iq or b'type="result"' in iq else iq[:300].decode(errors="replace")
         return elapsed, ids, error
+
+    async def archived(self):
+        """How many items the archive says it holds: RSM's `<count>` of an
+        empty page of the unfiltered archive (XEP-0059 §2.6), or None if
+        the server gives none."""
+        _, _, error = await self.query(page=0)
+        counted = COUNT.search(self.last_reply)
+        return None if error or counted is None else int(counted.group(1))
 
 
 class QueryMix:
