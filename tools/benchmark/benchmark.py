@@ -194,7 +194,10 @@ async def measure_memory(server, use_tls, arguments, accounts):
             session.abort()
         # Let the server see the disconnects before it is told to stop.
         await asyncio.sleep(1)
-    return results
+    # What the server keeps once every session has gone.
+    await asyncio.sleep(SETTLE_SECONDS)
+    rss_after_close, _ = server.memory_kib()
+    return [dict(result, rss_after_close_kib=rss_after_close) for result in results]
 
 
 async def with_deadline(coroutine, seconds, what):

@@ -9,7 +9,6 @@ Erlang distribution listens on 127.0.0.1 at a port of its own
 (ERL_DIST_PORT), so no epmd daemon is started; accounts are made by
 in-band registration (XEP-0077) from loopback, which this config allows.
 """
-import asyncio
 import os
 import pwd
 import shutil
@@ -53,9 +52,9 @@ access_rules:
   register_from:
     allow: loopback
 shaper_rules:
-  max_user_sessions: 10
+  max_user_sessions: {max_user_sessions}
   max_user_offline_messages: 1000000
-modules:
+{certfiles}modules:
   mod_disco: {{}}
   mod_offline:
     access_max_user_messages: max_user_offline_messages
@@ -87,24 +86,44 @@ class Ejabberd(servers.ServerProcess):
     """ejabberd 23.01 (Debian bookworm) with Mnesia storage, no TLS, no
     shaper, and the modules a plain chat client needs: roster, disco,
     ping, offline storage and in-band registration (no MAM, carbons,
-    stream management, privacy or blocking)."""
+    stream management, privacy or blocking). Subclasses change the class
+    attributes below for STARTTLS, scheduler busy-waiting, sessions per
+    account and the open-files limit."""
 
     name = "ejabberd"
     #: Lines added to the c2s listener's options (each starting with "\n    ").
     listener_options = ""
+    #: STARTTLS offered, with a self-signed ECDSA P-256 certificate as the
+    #: others use.
+    starttls = False
+    #: Whether idle Erlang schedulers busy-wait (the VM's default); without
+    #: it, the VM's CPU time counts work rather than spinning between bursts.
+    busy_wait = True
+    #: Resources one account may have at once.
+    max_user_sessions = 10
+    #: Whether the VM keeps this process's open-files limit: ejabberdctl,
+    #: run as root, starts it through `su`, whose PAM session puts the soft
+    #: limit back to the system's default (1024 here); with this set it is
+    #: started as the ejabberd user directly, with setpriv.
+    keep_fd_limit = False
 
     def __init__(self, directory):
+        bundle = self._make_certificate_bundle(directory) if self.starttls else None
         super().__init__(directory)
         self.spool = os.path.join(directory, "spool")
         self.logs = os.path.join(directory, "logs")
         for path in (self.spool, self.logs, os.path.join(directory, "contrib")):
             os.makedirs(path, exist_ok=True)
         files = {
-            "ejabberd.yml": CONFIG.format(domain=servers.DOMAIN, port=self.port,
-                                          listener_options=self.listener_options),
+            "ejabberd.yml": CONFIG.format(
+                domain=servers.DOMAIN, port=self.port, max_user_sessions=self.max_user_sessions,
+                certfiles=f"certfiles:\n  - \"{bundle}\"\n" if bundle else "",
+                listener_options=self.listener_options + ("\n    starttls: true" if self.starttls else "")),
             "ejabberdctl.cfg": CTL_CONFIG.format(dist_port=servers.free_port(), dir=directory),
             "inetrc": INETRC,
         }
+        if not self.busy_wait:
+            files["ejabberdctl.cfg"] += 'ERL_OPTIONS="$ERL_OPTIONS +sbwt none +sbwtdcpu none +sbwtdio none"\n'
         for name, text in files.items():
             with open(os.path.join(directory, name), "w") as file:
                 file.write(text)
@@ -117,11 +136,25 @@ class Ejabberd(servers.ServerProcess):
         os.chmod(parent, os.stat(parent).st_mode | 0o111)
         self.vm_pid = None
 
+    @staticmethod
+    def _make_certificate_bundle(directory):
+        """The certificate and key in one PEM file, made before the base
+        class gives the directory to the ejabberd user; returns its path."""
+        os.makedirs(directory, exist_ok=True)
+        bundle = os.path.join(directory, "localhost.pem")
+        with open(bundle, "w") as pem:
+            for path in servers.make_certificate(directory):
+                with open(path) as part:
+                    pem.write(part.read())
+        return bundle
+
     def command(self):
-        return ["ejabberdctl", "--config-dir", self.directory,
-                "--ctl-config", os.path.join(self.directory, "ejabberdctl.cfg"),
-                "--spool", self.spool, "--logs", self.logs,
-                "--node", "swiftletbench@localhost", "foreground-quiet"]
+        as_user = ["setpriv", f"--reuid={EJABBERD_USER}", f"--regid={EJABBERD_USER}", "--init-groups",
+                   "--reset-env"] if self.keep_fd_limit else []
+        return as_user + [shutil.which("ejabberdctl"), "--config-dir", self.directory,
+                          "--ctl-config", os.path.join(self.directory, "ejabberdctl.cfg"),
+                          "--spool", self.spool, "--logs", self.logs,
+                          "--node", "swiftletbench@localhost", "foreground-quiet"]
 
     def start(self, timeout=60.0):
         super().start(timeout)
@@ -179,19 +212,7 @@ class Ejabberd(servers.ServerProcess):
     async def register(self, accounts):
         """Creates the accounts [(user, password)] by in-band registration
         (XEP-0077 §3.1), all on one unauthenticated stream."""
-        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-        conn = xmpp_load.Connection(reader, writer)
-        try:
-            await conn.open_stream(servers.DOMAIN)
-            for index, (user, password) in enumerate(accounts):
-                conn.send(
-                    f"<iq type='set' id='reg{index}'><query xmlns='jabber:iq:register'>"
-                    f"<username>{user}</username><password>{password}</password></query></iq>")
-                reply = (await conn.expect(xmpp_load.IQ_END)).group(0)
-                if b"type='result'" not in reply and b'type="result"' not in reply:
-                    raise RuntimeError(f"ejabberd registration of {user} failed: {reply[:300]!r}")
-        finally:
-            conn.abort()
+        await xmpp_load.register_accounts(self.port, servers.DOMAIN, accounts)
 
     def version(self):
         status = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "ejabberd"],
@@ -200,30 +221,12 @@ class Ejabberd(servers.ServerProcess):
 
 
 class StartTLSEjabberd(Ejabberd):
-    """ejabberd as above with STARTTLS offered (a self-signed ECDSA P-256
-    certificate, as the others) and the Erlang VM's schedulers not
-    busy-waiting when idle, so that its CPU time counts work rather than
-    spinning between requests."""
+    """ejabberd as above with STARTTLS offered and the Erlang VM's
+    schedulers not busy-waiting when idle: the login and reconnect
+    benchmarks' ejabberd."""
 
-    listener_options = "\n    starttls: true"
-    #: Module lines appended to the config's `modules:` (each "  mod_x: {}\n").
-    extra_modules = ""
-
-    def __init__(self, directory):
-        # The certificate first: the base class gives the directory to the
-        # ejabberd user.
-        os.makedirs(directory, exist_ok=True)
-        certificate, key = servers.make_certificate(directory)
-        bundle = os.path.join(directory, "localhost.pem")
-        with open(bundle, "w") as pem:
-            for path in (certificate, key):
-                with open(path) as part:
-                    pem.write(part.read())
-        super().__init__(directory)
-        with open(os.path.join(directory, "ejabberdctl.cfg"), "a") as config:
-            config.write('ERL_OPTIONS="$ERL_OPTIONS +sbwt none +sbwtdcpu none +sbwtdio none"\n')
-        with open(os.path.join(directory, "ejabberd.yml"), "a") as config:
-            config.write(f"{self.extra_modules}certfiles:\n  - \"{bundle}\"\n")
+    starttls = True
+    busy_wait = False
 
 
 def available():

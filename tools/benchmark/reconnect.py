@@ -128,7 +128,10 @@ class ReconnectEjabberd(ejabberd.StartTLSEjabberd):
     """ejabberd with STARTTLS as in ejabberd.py, plus mod_carboncopy and
     mod_stream_mgmt (their defaults)."""
 
-    extra_modules = "  mod_carboncopy: {}\n  mod_stream_mgmt: {}\n"
+    def __init__(self, directory):
+        super().__init__(directory)
+        with open(os.path.join(directory, "ejabberd.yml"), "a") as config:
+            config.write("  mod_carboncopy: {}\n  mod_stream_mgmt: {}\n")
 
 
 def make_server(name, directory, arguments, report):

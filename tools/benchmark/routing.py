@@ -247,9 +247,10 @@ def split_thread_cpu(before, after):
     return split
 
 
-async def measure_offline(server, target, senders, arguments, run_ids):
-    """Store phase, then delivery phase, for one offline user."""
-    run = routing_load.OfflineRun(next(run_ids), senders, f"{OFFLINE_USER}@{target.domain}", arguments.offline)
+async def measure_offline(server, target, senders, count, run_ids, user=OFFLINE_USER):
+    """Store phase (`count` messages from `senders`), then delivery phase,
+    for the offline `user`."""
+    run = routing_load.OfflineRun(next(run_ids), senders, f"{user}@{target.domain}", count)
     errors_before, _ = session_errors(senders)
     step = arguments.offline_window or arguments.offline
     steps = []  # (messages, seconds, server CPU seconds) per step
@@ -260,8 +261,8 @@ async def measure_offline(server, target, senders, arguments, run_ids):
         steps.append((end - first, time.perf_counter() - started, server.cpu_seconds() - cpu))
     store_s, store_cpu = sum(s for _, s, _ in steps), sum(c for _, _, c in steps)
     errors, sample = session_errors(senders)
-    conn = await xmpp_load.open_session(target, OFFLINE_USER, PASSWORD, "offline")
-    recipient = routing_load.Session(conn, OFFLINE_USER, target.domain)
+    conn = await xmpp_load.open_session(target, user, PASSWORD, "offline")
+    recipient = routing_load.Session(conn, user, target.domain)
     try:
         cpu, started_ns = server.cpu_seconds(), time.perf_counter_ns()
         await run.deliver(recipient, OFFLINE_DELIVERY_SECONDS)
@@ -270,11 +271,11 @@ async def measure_offline(server, target, senders, arguments, run_ids):
         recipient.close()
     deliver_s = (run.last_received_ns - started_ns) / 1e9 if run.received else float("nan")
     return {
-        "server": server.name, "messages": arguments.offline, "received": run.received,
-        "lost": arguments.offline - run.received, "duplicates": run.duplicates, "stale": run.stale,
+        "server": server.name, "messages": count, "received": run.received,
+        "lost": count - run.received, "duplicates": run.duplicates, "stale": run.stale,
         "errors": errors - errors_before + recipient.errors, "error_sample": sample or recipient.first_error,
-        "store_s": store_s, "store_msgs_per_s": arguments.offline / store_s,
-        "store_cpu_us_per_msg": store_cpu / arguments.offline * 1e6,
+        "store_s": store_s, "store_msgs_per_s": count / store_s,
+        "store_cpu_us_per_msg": store_cpu / count * 1e6,
         "deliver_s": deliver_s, "deliver_msgs_per_s": run.received / deliver_s if run.received else 0.0,
         "deliver_cpu_us_per_msg": deliver_cpu / run.received * 1e6 if run.received else None,
         "store_first_step_msgs_per_s": steps[0][0] / steps[0][1],
@@ -301,7 +302,7 @@ async def measure_server(server, arguments, round_number):
             result = await measure_routing(server, senders, receivers, arguments, run_ids)
             results["routing"].append(dict(result, round=round_number))
         benchmark.log(f"round {round_number}: {server.name}, {arguments.offline} offline messages")
-        result = await measure_offline(server, target, senders[:OFFLINE_SENDERS], arguments, run_ids)
+        result = await measure_offline(server, target, senders[:OFFLINE_SENDERS], arguments.offline, run_ids)
         results["offline"].append(dict(result, round=round_number))
     finally:
         for session in senders + receivers:
@@ -489,15 +490,15 @@ def main():
                    ("routing", "offline"))
 
 
-def benchmark_main(name, parse, measure, tables, most_sessions, sections):
+def benchmark_main(name, parse, measure, tables, most_sessions, sections, finish=None):
     """The main of a side-by-side benchmark: `parse()` the options, open
     files enough for `most_sessions(arguments)` client sessions on each
     side, then `measure(arguments, workdir, report, started)` on the
     chosen event loop in a fresh temp dir, with a list per name in
     `sections` in the report. Every server `measure` appended to `started`
     is stopped (also on SIGTERM or an error), the temp dir removed unless
-    --keep; then `tables(report, arguments)` is printed and the JSON
-    written."""
+    --keep; then `tables(report, arguments)` is printed, the JSON written
+    and `finish(report, arguments)` called if given."""
     if sys.version_info < (3, 11):
         sys.exit(f"{name}.py needs Python 3.11 or later (asyncio.timeout)")
     arguments = parse()
@@ -530,6 +531,8 @@ def benchmark_main(name, parse, measure, tables, most_sessions, sections):
     if arguments.json:
         with open(arguments.json, "w") as output:
             json.dump(report, output, indent=2)
+    if finish:
+        finish(report, arguments)
 
 
 async def _stop_on_sigterm(coroutine):

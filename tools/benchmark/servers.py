@@ -5,6 +5,7 @@ Each server gets its own directory under the run's temp dir, a free port on
 signalled. CPU time and memory are read from /proc/PID.
 """
 import os
+import random
 import socket
 import subprocess
 import time
@@ -14,10 +15,21 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A TCP port on 127.0.0.1 that nothing uses right now, below the
+    kernel's range of ephemeral ports when there is room: a port from that
+    range can be taken by a client connection (of a benchmark with many
+    sessions) between now and the moment the server binds it."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as ports:
+        ephemeral_start = int(ports.read().split()[0])
+    candidates = random.sample(range(10000, ephemeral_start), min(50, max(0, ephemeral_start - 10000)))
+    for port in candidates + [0]:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return probe.getsockname()[1]
+    raise RuntimeError("no free TCP port on 127.0.0.1")
 
 
 def make_certificate(directory):
@@ -37,6 +49,8 @@ class ServerProcess:
     """A server child process: start, wait until it accepts, measure, stop."""
 
     name = "server"
+    #: CPUs the server is pinned to (as `taskset -c` takes them), or None.
+    cpus = None
 
     def __init__(self, directory):
         self.directory = directory
@@ -51,8 +65,9 @@ class ServerProcess:
     def start(self, timeout=30.0):
         """Starts the server and returns once its port accepts connections."""
         with open(self.log_path, "ab") as log:
+            pinning = ["taskset", "-c", self.cpus] if self.cpus else []
             self.process = subprocess.Popen(
-                self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+                pinning + self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -336,3 +336,34 @@ async def open_sessions(target, accounts, count, concurrency, first_index, sessi
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return outcome
+
+
+async def register_accounts(port, domain, accounts, streams=1, per_stream=None):
+    """Creates the accounts [(user, password)] on the server at
+    127.0.0.1:`port` by in-band registration (XEP-0077 §3.1), one after
+    another on each of `streams` unauthenticated streams at a time, each
+    stream closed after `per_stream` of them if given (a server may end an
+    unauthenticated stream after a while); raises on the first refusal."""
+
+    async def register_batch(batch):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        conn = Connection(reader, writer)
+        try:
+            await conn.open_stream(domain)
+            for index, (user, password) in batch:
+                conn.send(
+                    f"<iq type='set' id='reg{index}'><query xmlns='jabber:iq:register'>"
+                    f"<username>{user}</username><password>{password}</password></query></iq>")
+                reply = (await conn.expect(IQ_END)).group(0)
+                if b"type='result'" not in reply and b'type="result"' not in reply:
+                    raise LoginError(f"registration of {user} failed: {reply[:300]!r}")
+        finally:
+            conn.abort()
+
+    async def register_share(share):
+        size = per_stream or len(share) or 1
+        for start in range(0, len(share), size):
+            await register_batch(share[start:start + size])
+
+    numbered = list(enumerate(accounts))
+    await asyncio.gather(*(register_share(numbered[first::streams]) for first in range(streams)))
