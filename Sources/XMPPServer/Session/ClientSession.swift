@@ -190,6 +190,16 @@ public final class ClientSession {
             queuedEvents.removeAll(keepingCapacity: true)
             queueHead = 0
         }
+        releaseParserWhileIdle()
+    }
+
+    /// Frees the parser's Expat between stanzas of a bound stream with
+    /// nothing left to handle: an idle stream then holds no parser memory,
+    /// and the next read recreates it (`XMLStreamParser.releaseWhileIdle`).
+    /// The queue's capacity goes too.
+    private func releaseParserWhileIdle() {
+        guard phase == .bound, !isWaiting, queuedEvents.isEmpty, parser.releaseWhileIdle() else { return }
+        queuedEvents = []
     }
 
     private func handle(_ event: XMLStreamEvent) {
