@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""swiftletd against Prosody on this machine, in one run.
+"""swiftletd against Prosody (and ejabberd) on this machine, in one run.
 
 Measures, for each server, with and without STARTTLS:
   1. logins per second: full logins (see xmpp_load.py) from a few
      concurrent connections, plus the server's CPU time for them, which
      gives logins per server-CPU-second (less sensitive to a busy machine);
+     swiftletd and Prosody only;
   2. memory per idle session: the growth of the server's RSS over a
-     baseline, divided by the number of bound, idle sessions held open.
+     baseline, divided by the number of bound, idle sessions held open;
+     and the RSS once they have all closed again. ejabberd too, when it
+     is installed.
 
 Each server runs as a child process in a temp dir removed at the end; only
 those children are ever signalled. Every phase has a deadline, so the run
@@ -29,11 +32,19 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import ejabberd
 import servers
 import xmpp_load
 
 PASSWORD = "bench-password"
 SETTLE_SECONDS = 2.0
+#: How long closed sessions get to be cleaned up (a garbage collector's
+#: included) before the RSS after close is read.
+CLOSE_SETTLE_SECONDS = 5.0
+#: swiftletd (`max_resources_per_account`) and ejabberd (as configured)
+#: allow 10 sessions per account: idle sessions are spread over enough
+#: accounts to stay below that.
+SESSIONS_PER_ACCOUNT = 8
 
 
 def parse_arguments():
@@ -43,9 +54,12 @@ def parse_arguments():
     parser.add_argument("--warmup", type=int, default=200, help="logins before each measurement")
     parser.add_argument("--concurrency", type=int, default=8, help="concurrent client connections")
     parser.add_argument("--sessions", default="1000,5000", help="idle session counts, ascending")
-    parser.add_argument("--accounts", type=int, default=50, help="accounts the logins cycle through")
+    parser.add_argument("--accounts", type=int, default=50,
+                        help="accounts the logins cycle through (idle sessions use more if they need)")
     parser.add_argument("--phase-timeout", type=float, default=240, help="seconds allowed per phase")
     parser.add_argument("--revision", default="unknown", help="swiftletd's source revision, for the report")
+    parser.add_argument("--memory-only", action="store_true", help="skip the logins; measure memory only")
+    parser.add_argument("--without-ejabberd", action="store_true", help="leave ejabberd out even if installed")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (server logs)")
     arguments = parser.parse_args()
@@ -121,8 +135,13 @@ async def measure_memory(server, use_tls, arguments, accounts):
     finally:
         for session in sessions:
             session.abort()
-        # Let the server see the disconnects before it is told to stop.
-        await asyncio.sleep(1)
+        # Let the server clean up before its RSS is read and it is stopped.
+        await asyncio.sleep(CLOSE_SETTLE_SECONDS)
+    # What the closed sessions left behind: back near the baseline unless
+    # something is kept or the allocator holds on to freed memory.
+    after_close, _ = server.memory_kib()
+    for result in results:
+        result["rss_after_close_kib"] = after_close
     return results
 
 
@@ -133,43 +152,60 @@ async def with_deadline(coroutine, seconds, what):
         raise RuntimeError(f"{what} did not finish within {seconds:.0f}s") from None
 
 
-async def run(arguments, workdir, report, both):
+async def run(arguments, workdir, report, started):
     """Every measurement; fills `report` as it goes. The servers are
-    appended to `both` as soon as they exist, for the caller to stop."""
+    appended to `started` as soon as they exist, for the caller to stop."""
     swiftletd = servers.Swiftletd(os.path.join(workdir, "swiftletd"), arguments.swiftletd)
-    both.append(swiftletd)
+    started.append(swiftletd)
     prosody = servers.Prosody(os.path.join(workdir, "prosody"))
-    both.append(prosody)
-    accounts = [(f"bench{i}", PASSWORD) for i in range(arguments.accounts)]
+    started.append(prosody)
+    both = [swiftletd, prosody]
+    needed = -(-max(arguments.session_counts) // SESSIONS_PER_ACCOUNT)
+    idle_accounts = [(f"bench{i}", PASSWORD) for i in range(max(needed, arguments.accounts))]
+    accounts = idle_accounts[:arguments.accounts]
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda job: job[0].add_user(job[1], PASSWORD),
-                      [(server, user) for server in (swiftletd, prosody) for user, _ in accounts]))
+                      [(server, user) for server in both for user, _ in idle_accounts]))
     report["versions"] = {"swiftletd": swiftletd.version(), "prosody": prosody.version()}
+    memory_servers = list(both)
+    if arguments.without_ejabberd:
+        log("ejabberd left out")
+    elif not ejabberd.available():
+        log("ejabberd is not installed (apt-get install ejabberd); measuring without it")
+    else:
+        ejabberd_server = ejabberd.TLSEjabberd(os.path.join(workdir, "ejabberd"))
+        started.append(ejabberd_server)
+        memory_servers.append(ejabberd_server)
+        report["versions"]["ejabberd"] = ejabberd_server.version()
 
     # Logins: both servers up, variants and servers interleaved.
-    for server in both:
-        server.start()
-    try:
-        for use_tls in (False, True):
-            for server in both:
-                label = f"{server.name} logins ({'TLS' if use_tls else 'no TLS'})"
-                log(label)
-                result = await with_deadline(
-                    measure_logins(server, use_tls, arguments, accounts), arguments.phase_timeout, label)
-                report["logins"].append(result)
-    finally:
+    if not arguments.memory_only:
         for server in both:
-            server.stop()
+            server.start()
+        try:
+            for use_tls in (False, True):
+                for server in both:
+                    label = f"{server.name} logins ({'TLS' if use_tls else 'no TLS'})"
+                    log(label)
+                    result = await with_deadline(
+                        measure_logins(server, use_tls, arguments, accounts), arguments.phase_timeout, label)
+                    report["logins"].append(result)
+        finally:
+            for server in both:
+                server.stop()
 
     # Memory: a fresh process per server and variant.
     for use_tls in (False, True):
-        for server in both:
+        for server in memory_servers:
             label = f"{server.name} idle sessions ({'TLS' if use_tls else 'no TLS'})"
             log(label)
             server.start()
             try:
+                if isinstance(server, ejabberd.Ejabberd) and not use_tls:  # its first start
+                    await with_deadline(server.register(idle_accounts), arguments.phase_timeout,
+                                        "ejabberd registrations")
                 report["memory"] += await with_deadline(
-                    measure_memory(server, use_tls, arguments, accounts), arguments.phase_timeout, label)
+                    measure_memory(server, use_tls, arguments, idle_accounts), arguments.phase_timeout, label)
             finally:
                 server.stop()
 
@@ -198,10 +234,12 @@ def ratio(ours, theirs):
 
 
 def format_tables(report):
-    """The report as Markdown tables, swiftletd next to Prosody."""
+    """The report as Markdown tables, swiftletd next to Prosody (and
+    ejabberd)."""
     versions, machine = report["versions"], report["machine"]
+    others = " vs ".join(versions[name] for name in ("prosody", "ejabberd") if name in versions)
     lines = [
-        f"{versions['swiftletd']} ({report['settings']['revision']}) vs {versions['prosody']}; {machine['date']}; "
+        f"{versions['swiftletd']} ({report['settings']['revision']}) vs {others}; {machine['date']}; "
         f"{machine['nproc']} CPUs ({machine['cpu']}); {machine['openssl']}; load average "
         f"{machine['load_average_at_start'][0]:.1f} at start, {machine['load_average_at_end'][0]:.1f} at end",
         f"SASL SCRAM-SHA-1, {report['settings']['logins']} logins per cell after "
@@ -228,25 +266,30 @@ def format_tables(report):
                 f"**{ratio(ours['logins_per_server_cpu_s'], theirs['logins_per_server_cpu_s'])}** | | | | | | |")
     lines += [
         "",
-        "| memory | server | sessions | baseline RSS MiB (anon) | RSS MiB | KiB/session | failed |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| memory | server | sessions | baseline RSS MiB (anon) | RSS MiB | KiB/session "
+        "| RSS after close MiB (vs baseline) | failed |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     by_key = {(r["server"], r["tls"], r["target"]): r for r in report["memory"]}
     for use_tls in (False, True):
         variant = "STARTTLS" if use_tls else "no TLS"
         for count in report["settings"]["session_counts"]:
-            for name in ("swiftletd", "prosody"):
+            for name in ("swiftletd", "prosody", "ejabberd"):
                 r = by_key.get((name, use_tls, count))
                 if r:
+                    after = r["rss_after_close_kib"]
                     lines.append(
                         f"| {variant} | {name} | {r['sessions']} | "
                         f"{r['baseline_kib'] / 1024:.1f} ({r['baseline_anon_kib'] / 1024:.1f}) | "
-                        f"{r['rss_kib'] / 1024:.1f} | {r['kib_per_session'] or 0:.1f} | {r['failed']} |")
-            ours, theirs = by_key.get(("swiftletd", use_tls, count)), by_key.get(("prosody", use_tls, count))
-            if ours and theirs:
-                lines.append(
-                    f"| {variant} | **swiftletd / prosody** | {count} | | | "
-                    f"**{ratio(ours['kib_per_session'], theirs['kib_per_session'])}** | |")
+                        f"{r['rss_kib'] / 1024:.1f} | {r['kib_per_session'] or 0:.1f} | "
+                        f"{after / 1024:.1f} ({after / r['baseline_kib'] - 1:+.0%}) | {r['failed']} |")
+            ours = by_key.get(("swiftletd", use_tls, count))
+            for name in ("prosody", "ejabberd"):
+                theirs = by_key.get((name, use_tls, count))
+                if ours and theirs:
+                    lines.append(
+                        f"| {variant} | **swiftletd / {name}** | {count} | | | "
+                        f"**{ratio(ours['kib_per_session'], theirs['kib_per_session'])}** | | |")
     errors = [f"- {r['server']} ({'TLS' if r['tls'] else 'no TLS'}): {r['errors']}"
               for r in report["logins"] + report["memory"] if r["errors"]]
     if errors:

@@ -199,6 +199,31 @@ class Ejabberd(servers.ServerProcess):
         return f"ejabberd {status.stdout.strip() or '(version unknown)'}"
 
 
+class TLSEjabberd(Ejabberd):
+    """ejabberd as above with STARTTLS offered (optional), on a self-signed
+    ECDSA P-256 certificate as the other servers'."""
+
+    listener_options = "\n    starttls: true"
+
+    def __init__(self, directory):
+        # The certificate first: the base class gives the directory to the
+        # ejabberd user.
+        os.makedirs(directory, exist_ok=True)
+        certificate, key = servers.make_certificate(directory)
+        bundle = os.path.join(directory, "localhost.pem")
+        with open(bundle, "w") as pem:
+            for path in (certificate, key):
+                with open(path) as part:
+                    pem.write(part.read())
+        super().__init__(directory)
+        # At the top, so that subclasses may still append to `modules`.
+        path = os.path.join(directory, "ejabberd.yml")
+        with open(path) as config:
+            text = config.read()
+        with open(path, "w") as config:
+            config.write(f"certfiles:\n  - \"{bundle}\"\n" + text)
+
+
 def available():
     """Whether the ejabberd package and its user are installed."""
     try:

@@ -124,31 +124,20 @@ class ReconnectProsody(servers.Prosody):
     modules = servers.Prosody.modules + ("carbons", "smacks")
 
 
-class ReconnectEjabberd(ejabberd.Ejabberd):
+class ReconnectEjabberd(ejabberd.TLSEjabberd):
     """ejabberd as in ejabberd.py with STARTTLS offered (a self-signed
     ECDSA P-256 certificate, as the others), mod_carboncopy and
     mod_stream_mgmt (their defaults), and the Erlang VM's schedulers not
     busy-waiting when idle."""
 
-    listener_options = "\n    starttls: true"
-
     def __init__(self, directory):
-        # The certificate first: the base class gives the directory to the
-        # ejabberd user.
-        os.makedirs(directory, exist_ok=True)
-        certificate, key = servers.make_certificate(directory)
-        bundle = os.path.join(directory, "localhost.pem")
-        with open(bundle, "w") as pem:
-            for path in (certificate, key):
-                with open(path) as part:
-                    pem.write(part.read())
         super().__init__(directory)
         # No busy-waiting of idle schedulers: the VM's CPU time then counts
         # work rather than spinning between the reconnects.
         with open(os.path.join(directory, "ejabberdctl.cfg"), "a") as config:
             config.write('ERL_OPTIONS="$ERL_OPTIONS +sbwt none +sbwtdcpu none +sbwtdio none"\n')
         with open(os.path.join(directory, "ejabberd.yml"), "a") as config:
-            config.write(f"  mod_carboncopy: {{}}\n  mod_stream_mgmt: {{}}\ncertfiles:\n  - \"{bundle}\"\n")
+            config.write("  mod_carboncopy: {}\n  mod_stream_mgmt: {}\n")
 
 
 def make_server(name, directory, arguments, report):
