@@ -206,6 +206,9 @@ async def run(arguments, workdir, report, started):
                                         "ejabberd registrations")
                 report["memory"] += await with_deadline(
                     measure_memory(server, use_tls, arguments, idle_accounts), arguments.phase_timeout, label)
+            except (RuntimeError, OSError) as error:  # a server that died or stalled: the others go on
+                log(f"{label} failed: {error!r}")
+                report["memory_failures"].append(f"{label}: {error!r}")
             finally:
                 server.stop()
 
@@ -292,6 +295,7 @@ def format_tables(report):
                         f"**{ratio(ours['kib_per_session'], theirs['kib_per_session'])}** | | |")
     errors = [f"- {r['server']} ({'TLS' if r['tls'] else 'no TLS'}): {r['errors']}"
               for r in report["logins"] + report["memory"] if r["errors"]]
+    errors += [f"- {failure}" for failure in report["memory_failures"]]
     if errors:
         lines += ["", "Errors:"] + errors
     return "\n".join(lines)
@@ -309,7 +313,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     workdir = tempfile.mkdtemp(prefix="swiftlet-bench-")
     report = {
-        "machine": machine_description(), "logins": [], "memory": [],
+        "machine": machine_description(), "logins": [], "memory": [], "memory_failures": [],
         "versions": {"swiftletd": "swiftletd", "prosody": "Prosody"},
         "settings": {key: getattr(arguments, key) for key in ("logins", "warmup", "concurrency", "session_counts", "revision")},
     }
