@@ -69,12 +69,22 @@ modules:
 
 # Sourced by ejabberdctl after its defaults; everything points into our dir.
 CTL_CONFIG = """\
+ERL={dir}/erl
 ERL_OPTIONS="-env ERL_CRASH_DUMP_BYTES 0 -setcookie swiftlet-benchmark"
 ERL_DIST_PORT={dist_port}
 INET_DIST_INTERFACE=127.0.0.1
 EJABBERD_PID_PATH={dir}/ejabberd.pid
 CONTRIB_MODULES_PATH={dir}/contrib
 CONTRIB_MODULES_CONF_DIR={dir}/contrib
+"""
+
+# The VM runs through `su`, which leaves it the default soft limit of
+# 1,024 open files: too few for thousands of idle sessions.
+ERL_WRAPPER = """\
+#!/bin/sh
+# Written by tools/benchmark: erl with the open-files limit raised to the hard one.
+ulimit -n "$(ulimit -Hn)"
+exec /usr/bin/erl "$@"
 """
 
 INETRC = """\
@@ -104,10 +114,12 @@ class Ejabberd(servers.ServerProcess):
                                           listener_options=self.listener_options),
             "ejabberdctl.cfg": CTL_CONFIG.format(dist_port=servers.free_port(), dir=directory),
             "inetrc": INETRC,
+            "erl": ERL_WRAPPER,
         }
         for name, text in files.items():
             with open(os.path.join(directory, name), "w") as file:
                 file.write(text)
+        os.chmod(os.path.join(directory, "erl"), 0o755)
         # The VM runs as the ejabberd user: it must reach and own its dir.
         account = pwd.getpwnam(EJABBERD_USER)
         for root, dirs, names in os.walk(directory):
