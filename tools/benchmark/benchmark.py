@@ -206,7 +206,7 @@ async def run(arguments, workdir, report, started):
                                         "ejabberd registrations")
                 report["memory"] += await with_deadline(
                     measure_memory(server, use_tls, arguments, idle_accounts), arguments.phase_timeout, label)
-            except (RuntimeError, OSError) as error:  # a server that died or stalled: the others go on
+            except Exception as error:  # a server that died, stalled or refused: the others go on
                 log(f"{label} failed: {error!r}")
                 report["memory_failures"].append(f"{label}: {error!r}")
             finally:

@@ -188,9 +188,18 @@ class Ejabberd(servers.ServerProcess):
         except subprocess.TimeoutExpired:
             super().stop()
 
+    #: Registrations per unauthenticated stream: ejabberd ends one that
+    #: has not authenticated within its negotiation timeout.
+    REGISTRATIONS_PER_STREAM = 100
+
     async def register(self, accounts):
         """Creates the accounts [(user, password)] by in-band registration
-        (XEP-0077 §3.1), all on one unauthenticated stream."""
+        (XEP-0077 §3.1), on unauthenticated streams of
+        REGISTRATIONS_PER_STREAM accounts each."""
+        for first in range(0, len(accounts), self.REGISTRATIONS_PER_STREAM):
+            await self._register_on_one_stream(accounts[first:first + self.REGISTRATIONS_PER_STREAM])
+
+    async def _register_on_one_stream(self, accounts):
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
         conn = xmpp_load.Connection(reader, writer)
         try:
