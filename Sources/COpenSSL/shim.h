@@ -47,8 +47,12 @@ static inline long swiftlet_BIO_get_mem_data(BIO *bio, char **data) {
     return BIO_get_mem_data(bio, data);
 }
 
-static inline int swiftlet_BIO_set_mem_eof_return(BIO *bio, int value) {
-    return (int)BIO_set_mem_eof_return(bio, value);
+static inline void swiftlet_BIO_set_retry_read(BIO *bio) {
+    BIO_set_retry_read(bio);
+}
+
+static inline void swiftlet_BIO_clear_retry_flags(BIO *bio) {
+    BIO_clear_retry_flags(bio);
 }
 
 static inline EVP_PKEY *swiftlet_EVP_EC_gen(const char *curve) {

@@ -13,4 +13,11 @@ int swiftlet_timerfd_settime(int fd, int flags, const struct itimerspec *new_val
                              struct itimerspec *old_value) {
     return timerfd_settime(fd, flags, new_value, old_value);
 }
+int swiftlet_malloc_trim(size_t pad) {
+#ifdef __GLIBC__
+    return malloc_trim(pad);
+#else
+    return 0;
+#endif
+}
 #endif

@@ -71,6 +71,8 @@ public final class EventLoop: Loop, @unchecked Sendable {
     /// Pending timers; see EventLoop+Timers.swift.
     var timers = TimerHeap()
     var nextTimerSequence: UInt64 = 0
+    /// Whether a heap trim is scheduled; see EventLoop+HeapTrim.swift.
+    var heapTrimScheduled = false
 
     /// Creates a loop that is not yet running; call `run()` on the thread
     /// that should own it, or use `start(name:)`.

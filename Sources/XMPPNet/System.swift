@@ -288,6 +288,12 @@ enum Sys {
         _ = Glibc.close(fd)
     }
 
+    /// Returns the free pages of every heap arena to the system.
+    /// The corresponding C function is `malloc_trim`.
+    static func trimHeap() {
+        _ = swiftlet_malloc_trim(0)
+    }
+
     /// The socket's pending error, cleared by reading it (0 when none).
     /// The corresponding C function is `getsockopt` with `SO_ERROR`.
     static func pendingError(_ fd: Int32) -> Int32 {

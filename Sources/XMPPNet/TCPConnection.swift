@@ -246,6 +246,7 @@ public final class TCPConnection {
         let handler = self.handler
         self.handler = nil
         handler?.didClose(error: error)
+        loop.trimHeapSoon()
     }
 
     private var wantedInterest: Interest {

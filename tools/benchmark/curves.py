@@ -197,7 +197,6 @@ class CurvesEjabberd(ejabberd.Ejabberd):
     starttls = True
     busy_wait = False
     max_user_sessions = 100
-    keep_fd_limit = True
 
 
 class CurvesEjabberdMAM(CurvesEjabberd):

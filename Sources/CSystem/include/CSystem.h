@@ -1,7 +1,9 @@
 #ifndef SWIFTLET_CSYSTEM_H
 #define SWIFTLET_CSYSTEM_H
-// Linux readiness and timer primitives that Glibc does not export to Swift.
+// Linux readiness and timer primitives, and glibc's heap trim, that Glibc
+// does not export to Swift.
 #ifdef __linux__
+#include <malloc.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -19,5 +21,8 @@ int swiftlet_timerfd_create(int clockid, int flags);
 /// The corresponding C function is `timerfd_settime`.
 int swiftlet_timerfd_settime(int fd, int flags, const struct itimerspec *new_value,
                              struct itimerspec *old_value);
+/// Returns free heap memory to the system, from every arena; 1 if any was.
+/// The corresponding C function is `malloc_trim`.
+int swiftlet_malloc_trim(size_t pad);
 #endif
 #endif

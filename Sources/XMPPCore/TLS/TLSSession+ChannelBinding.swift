@@ -20,6 +20,13 @@ extension TLSSession {
         return bindings
     }
 
+    /// Drops the bindings ``channelBindings`` computed, once authentication
+    /// is over, so that an idle connection does not keep them; asked for
+    /// again, they are computed again.
+    public func forgetChannelBindings() {
+        computedChannelBindings = nil
+    }
+
     /// The channel-binding data of `type` for this connection, equal on both
     /// sides; `nil` before the handshake completes or when the type is not
     /// defined for it:

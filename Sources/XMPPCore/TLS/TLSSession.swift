@@ -4,10 +4,10 @@ import COpenSSL
 /// the event loop feeds it ciphertext from the socket and writes out what it
 /// produces. No sockets, no threads.
 ///
-/// OpenSSL reads from one memory BIO (ciphertext we hand it) and writes to
-/// another (ciphertext for the peer: handshake messages, records, alerts,
-/// close_notify), which is the only way out: after any call, write
-/// ``takeOutput()`` to the socket.
+/// OpenSSL reads the ciphertext we hand it and writes ciphertext for the
+/// peer (handshake messages, records, alerts, close_notify) through one BIO
+/// of our own (`CiphertextBIO`), which is the only way out: after any call,
+/// write ``takeOutput()`` to the socket.
 ///
 /// ```swift
 /// let tls = TLSSession(context: context)            // client: ClientHello now pending
@@ -35,12 +35,11 @@ public final class TLSSession {
     /// `channelBindings` once computed: fixed once the handshake is done,
     /// and asked for by every features element and SASL exchange.
     var computedChannelBindings: [ChannelBindingType: [UInt8]]?
-    /// The `SSL *`, owned; it owns both BIOs.
+    /// The `SSL *`, owned; it owns the `BIO *` of `network`.
     let ssl: OpaquePointer
-    /// Ciphertext from the peer, read by OpenSSL.
-    private let networkInput: OpaquePointer
-    /// Ciphertext for the peer, written by OpenSSL.
-    private let networkOutput: OpaquePointer
+    /// Ciphertext both ways: from the peer, read by OpenSSL, and for the
+    /// peer, written by OpenSSL.
+    private let network = CiphertextBIO()
     private var state = State.handshaking
     /// Plaintext sent before the handshake finished, written once it does.
     private var earlyPlaintext: [UInt8] = []
@@ -59,14 +58,9 @@ public final class TLSSession {
     /// `SSL_set_tlsext_host_name`.
     public init(context: TLSContext) {
         OpenSSLErrorQueue.clear()
-        let ssl = SSL_new(context.pointer)
-        let input = BIO_new(BIO_s_mem())
-        let output = BIO_new(BIO_s_mem())
-        guard let ssl, let input, let output else { fatalError("OpenSSL is out of memory") }
-        // An empty input BIO must mean "wait for more", not end of stream:
-        // the default for a new memory BIO, stated since all depends on it.
-        _ = swiftlet_BIO_set_mem_eof_return(input, -1)
-        SSL_set_bio(ssl, input, output)
+        guard let ssl = SSL_new(context.pointer) else { fatalError("OpenSSL is out of memory") }
+        // The same BIO both ways: `SSL_set_bio` then takes one reference.
+        SSL_set_bio(ssl, network.bio, network.bio)
         if context.configuration.isServer {
             SSL_set_accept_state(ssl)
         } else {
@@ -78,8 +72,6 @@ public final class TLSSession {
         }
         self.context = context
         self.ssl = ssl
-        self.networkInput = input
-        self.networkOutput = output
         if !context.configuration.isServer {
             // A failure is kept in `state` and thrown by the next call.
             try? continueHandshake()
@@ -122,22 +114,12 @@ public final class TLSSession {
     }
 
     /// The number of ciphertext bytes waiting to be written to the peer.
-    ///
-    /// The corresponding C function is `BIO_ctrl_pending`.
-    public var pendingOutputCount: Int { Int(BIO_ctrl_pending(networkOutput)) }
+    public var pendingOutputCount: Int { network.pendingOutputCount }
 
     /// Removes and returns the ciphertext waiting to be written to the peer,
     /// in order: handshake messages, records, alerts, close_notify.
-    ///
-    /// The corresponding C function is `BIO_read_ex`.
     public func takeOutput() -> [UInt8] {
-        let count = pendingOutputCount
-        guard count > 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            var read = 0
-            _ = BIO_read_ex(networkOutput, buffer.baseAddress, count, &read)
-            initialized = read
-        }
+        network.takeOutput()
     }
 
     /// Feeds ciphertext from the peer and returns the plaintext it completed,
@@ -153,17 +135,10 @@ public final class TLSSession {
     public func receive(ciphertext: UnsafeRawBufferPointer) throws(TLSError) -> [UInt8] {
         if case .failed(let error) = state { throw error }
         guard !receivedCloseNotify else { return [] }
-        if !ciphertext.isEmpty {
-            var written = 0
-            // A memory BIO only refuses input when out of memory.
-            guard
-                BIO_write_ex(networkInput, ciphertext.baseAddress, ciphertext.count, &written) == 1
-            else {
-                throw fail(.protocolViolation, "cannot buffer input")
-            }
+        return try network.withInput(ciphertext) { () throws(TLSError) in
+            try continueHandshake()
+            return isHandshakeComplete ? try readPlaintext() : []
         }
-        try continueHandshake()
-        return isHandshakeComplete ? try readPlaintext() : []
     }
 
     /// Feeds ciphertext from the peer; see ``receive(ciphertext:)-(UnsafeRawBufferPointer)``.
@@ -247,8 +222,8 @@ public final class TLSSession {
         guard !bytes.isEmpty else { return }
         OpenSSLErrorQueue.clear()
         var written = 0
-        // Without partial-write mode, success means every byte was taken; a
-        // memory BIO never asks to retry.
+        // Without partial-write mode, success means every byte was taken;
+        // our BIO never asks to retry a write.
         guard SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &written) == 1 else {
             throw fail(.protocolViolation, "write failed")
         }
@@ -262,7 +237,7 @@ public final class TLSSession {
             // waits in the BIO, plus what OpenSSL already decrypted, is a
             // good size; a record begun in an earlier call can yield a
             // little more, hence the loop.
-            let estimate = Int(BIO_ctrl_pending(networkInput)) + Int(SSL_pending(ssl))
+            let estimate = network.pendingInputCount + Int(SSL_pending(ssl))
             guard estimate > 0 else { break }
             var ranDry = false
             var failure: TLSError?

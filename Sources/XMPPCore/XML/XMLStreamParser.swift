@@ -17,6 +17,9 @@ import CExpat
 /// all) and the configured `Limits`, so a hostile peer costs at most
 /// `maxStanzaSize` plus one feed slice of memory.
 ///
+/// Between stanzas, ``releaseWhileIdle()`` frees Expat's memory (most of
+/// what an idle stream costs); the next feed recreates it.
+///
 /// Not thread-safe: one parser belongs to one session on one event loop.
 public final class XMLStreamParser {
     /// Bounds on what one peer may make the parser hold.
@@ -57,7 +60,12 @@ public final class XMLStreamParser {
     /// once a stream is authenticated).
     public var limits: Limits
 
-    private var expat: XML_Parser
+    /// The Expat parser; `nil` while released between stanzas.
+    private var expat: XML_Parser?
+    /// The stream header's namespace declarations as an opening tag of our
+    /// own: fed to a recreated Expat, it puts the next bytes in the same
+    /// scope as the original header did. `nil` before the header.
+    private var streamPrologue: [UInt8]?
     private var events: [XMLStreamEvent] = []
     fileprivate private(set) var failure: XMLStreamError?
     private var streamOpened = false
@@ -88,7 +96,8 @@ public final class XMLStreamParser {
     /// Where the last construct Expat reported ended: what follows is a
     /// token Expat has not finished.
     private var lastEventEnd = 0
-    /// Namespace URIs seen so far, so that each is allocated once per stream.
+    /// Namespace URIs seen so far, so that each is allocated once per stream
+    /// (or per burst of stanzas, when the parser is released in between).
     private var namespaces = NamespaceTable()
 
     /// The separator Expat puts between a namespace URI and a local name;
@@ -106,24 +115,36 @@ public final class XMLStreamParser {
     /// Creates a parser with the given limits.
     public init(limits: Limits = Limits()) {
         self.limits = limits
+        createExpat()
+    }
+
+    deinit {
+        if let expat { XML_ParserFree(expat) }
+    }
+
+    private func createExpat() {
         guard let parser = XML_ParserCreateNS("UTF-8", XML_Char(Self.separator)) else {
             fatalError("Expat could not allocate a parser")
         }
         expat = parser
-        installHandlers()
+        installHandlers(on: parser)
     }
 
-    deinit {
-        XML_ParserFree(expat)
-    }
+    /// Expat inside a feed, where every handler runs.
+    private var parsing: XML_Parser { expat! }
 
     /// Forgets everything and expects a new stream header, as after STARTTLS
     /// or SASL success (RFC 6120 §5.4.3.3, §6.4.6). Limits are kept.
     public func reset() {
-        guard XML_ParserReset(expat, "UTF-8") == XML_TRUE else {
-            fatalError("Expat could not reset a parser")
+        if let expat {
+            guard XML_ParserReset(expat, "UTF-8") == XML_TRUE else {
+                fatalError("Expat could not reset a parser")
+            }
+            installHandlers(on: expat)
+        } else {
+            createExpat()
         }
-        installHandlers()
+        streamPrologue = nil
         events = []
         failure = nil
         streamOpened = false
@@ -144,6 +165,10 @@ public final class XMLStreamParser {
     /// event, further feeds return nothing until `reset()`.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [XMLStreamEvent] {
         guard failure == nil else { return [] }
+        if expat == nil {
+            guard !bytes.isEmpty else { return [] }
+            recreateExpat()
+        }
         if bytesFed == 0 {
             if let held = heldFirstByte {
                 heldFirstByte = nil
@@ -164,7 +189,7 @@ public final class XMLStreamParser {
         while offset < bytes.count, failure == nil {
             let count = min(sliceSize, bytes.count - offset)
             let slice = bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self)
-            if XML_Parse(expat, slice, Int32(count), 0) != XML_STATUS_OK {
+            if XML_Parse(parsing, slice, Int32(count), 0) != XML_STATUS_OK {
                 recordExpatError()
             }
             bytesFed += count
@@ -191,12 +216,66 @@ public final class XMLStreamParser {
         return string.withUTF8 { feed(UnsafeRawBufferPointer($0)) }
     }
 
+    // MARK: - Releasing between stanzas
+
+    /// Whether the parser stands between two top-level elements of an open
+    /// stream with nothing held: no element begun, and every byte fed so far
+    /// part of something Expat reported (none in an unfinished token or
+    /// character).
+    private var isBetweenStanzas: Bool {
+        failure == nil && streamOpened && !streamClosed && stack.isEmpty && text.isEmpty
+            && heldFirstByte == nil && lastEventEnd == bytesFed
+    }
+
+    /// Frees Expat and the buffers kept for reuse, if the parser stands
+    /// between stanzas with nothing held; otherwise does nothing (a header
+    /// that bound its own namespace to two names is never released, as
+    /// either might close it). The next non-empty feed
+    /// creates a fresh Expat and first feeds it an opening tag of our own
+    /// with the stream header's namespace declarations (its default
+    /// namespace and every prefix it bound), so the bytes that follow parse
+    /// exactly as they would have. For a stream that sits idle between
+    /// stanzas, which is what most streams do most of the time.
+    ///
+    /// - Returns: Whether the parser was released (or already was).
+    @discardableResult
+    public func releaseWhileIdle() -> Bool {
+        guard let expat else { return true }
+        guard isBetweenStanzas, streamPrologue != nil else { return false }
+        XML_ParserFree(expat)
+        self.expat = nil
+        events = []
+        stack = []
+        text = []
+        pendingDeclarations = []
+        namespaces = NamespaceTable()
+        return true
+    }
+
+    /// Creates Expat again after ``releaseWhileIdle()`` and feeds it the
+    /// stream prologue; the header event that yields is dropped, and byte
+    /// offsets start after it.
+    private func recreateExpat() {
+        guard let prologue = streamPrologue else { preconditionFailure("released before the stream header") }
+        createExpat()
+        streamOpened = false
+        bytesFed = 0
+        unitStart = 0
+        lastEventEnd = 0
+        let status = prologue.withUnsafeBytes { bytes in
+            XML_Parse(parsing, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count), 0)
+        }
+        precondition(status == XML_STATUS_OK && streamOpened && failure == nil, "stream prologue did not parse")
+        bytesFed = prologue.count
+        events.removeAll()
+    }
+
     // MARK: - Failure
 
     fileprivate func fail(_ kind: XMLStreamError.Kind, _ detail: String) {
         guard failure == nil else { return }
         failure = XMLStreamError(kind, detail)
-        XML_StopParser(expat, XML_FALSE)
+        XML_StopParser(parsing, XML_FALSE)
     }
 
     /// Refuses a stream that Expat would read as UTF-16 even though it was
@@ -217,17 +296,17 @@ public final class XMLStreamParser {
     }
 
     private func recordExpatError() {
-        let code = XML_GetErrorCode(expat)
+        let code = XML_GetErrorCode(parsing)
         guard code != XML_ERROR_ABORTED else { return }  // we stopped it, and said why
         let message = XML_ErrorString(code).map { String(cString: $0) } ?? "error \(code.rawValue)"
-        let detail = "\(message) at line \(XML_GetCurrentLineNumber(expat))"
+        let detail = "\(message) at line \(XML_GetCurrentLineNumber(parsing))"
         fail(code == XML_ERROR_UNBOUND_PREFIX ? .badNamespacePrefix : .notWellFormed, detail)
     }
 
     /// The absolute offset just past the construct Expat is reporting,
     /// which every handler records as `lastEventEnd`.
     private func markEventEnd() -> Int {
-        lastEventEnd = Int(XML_GetCurrentByteIndex(expat)) + Int(XML_GetCurrentByteCount(expat))
+        lastEventEnd = Int(XML_GetCurrentByteIndex(parsing)) + Int(XML_GetCurrentByteCount(parsing))
         return lastEventEnd
     }
 
@@ -238,7 +317,7 @@ public final class XMLStreamParser {
     ///
     /// - Returns: Whether the parser failed.
     private func refuseOversizedToken(_ what: String) -> Bool {
-        guard Int(XML_GetCurrentByteCount(expat)) > limits.maxTokenSize else { return false }
+        guard Int(XML_GetCurrentByteCount(parsing)) > limits.maxTokenSize else { return false }
         fail(.policyViolation, "\(what) larger than \(limits.maxTokenSize) bytes")
         return true
     }
@@ -303,10 +382,30 @@ public final class XMLStreamParser {
         guard end - unitStart <= limits.maxStanzaSize else {
             return fail(.policyViolation, "stream header larger than \(limits.maxStanzaSize) bytes")
         }
+        if streamPrologue == nil { streamPrologue = Self.prologue(reproducing: header) }
         events.append(.streamOpen(header))
         unitStart = end
         namespaceOverhead = 0
     }
+
+    /// An opening tag with `header`'s name and namespace declarations (its
+    /// attributes do not matter to what follows), or nil when the closing
+    /// tag might not match it: `</s:stream>` must close `<s:stream>`, so
+    /// the header's own name must be the only way to write it.
+    private static func prologue(reproducing header: StreamHeader) -> [UInt8]? {
+        let spellings = header.prefixes.values.filter { $0 == header.namespace }.count
+            + ((header.defaultNamespace ?? "") == header.namespace ? 1 : 0)
+        guard spellings == 1 else { return nil }
+        var scope = header
+        scope.attributes = []
+        guard let prologue = try? XMLSerializer.streamOpening(scope) else { return nil }
+        return prologue == clientPrologue ? clientPrologue : prologue
+    }
+
+    /// The prologue of nearly every client stream as `XMLSerializer` writes
+    /// it, kept once for all of them rather than once per stream.
+    private static let clientPrologue = Array(
+        "<?xml version='1.0'?><stream:stream xmlns='\(NS.client)' xmlns:stream='\(NS.streams)'>".utf8)
 
     fileprivate func endElement() {
         let end = markEventEnd()
@@ -334,7 +433,7 @@ public final class XMLStreamParser {
         // Text arrives in pieces of any size; a reference (`&#x41;`, which
         // may have any number of leading zeros) is one token, told apart
         // by being longer than what it stands for.
-        if Int(XML_GetCurrentByteCount(expat)) != length, refuseOversizedToken("reference") { return }
+        if Int(XML_GetCurrentByteCount(parsing)) != length, refuseOversizedToken("reference") { return }
         let bytes = UnsafeRawBufferPointer(start: data, count: length)
         if stack.isEmpty {
             // Between stanzas only whitespace (keepalives) may appear.
@@ -392,7 +491,7 @@ public final class XMLStreamParser {
         return (namespaces.string(for: uri), String(decoding: local, as: UTF8.self))
     }
 
-    private func installHandlers() {
+    private func installHandlers(on expat: XML_Parser) {
         ExpatReparseDeferral.disable(for: expat)
         XML_SetUserData(expat, Unmanaged.passUnretained(self).toOpaque())
         XML_SetElementHandler(

@@ -79,6 +79,8 @@ extension ClientSession {
         phase = .bound
         handshakeTimer?.cancel()
         handshakeTimer = nil
+        // Authentication is over: a bound stream need not keep them.
+        streamTLS?.forgetChannelBindings()
         self.handle = handle
         log.info("bound \(full)")
         return .success(full)

@@ -29,6 +29,11 @@ struct SASLState {
     var verified: VerifiedCredential?
 }
 
+/// Where a session keeps its `SASLState` while it needs one.
+final class SASLStateStorage {
+    var state = SASLState()
+}
+
 /// What a login proved knowledge of: SCRAM credentials, or a FAST token.
 /// A SASL2 login is completed, and a token issued, only while the account
 /// still has it, so that a password changed (or an account deleted and

@@ -74,8 +74,18 @@ public final class ClientSession {
     /// What features keep for this session (roster and blocklist interest,
     /// carbons, client state, directed presence), each under its own key.
     public var state = FeatureState()
-    /// The SASL exchange in progress and how many have failed on this stream.
-    var sasl = SASLState()
+    /// The SASL exchange in progress and how many have failed on this
+    /// stream. Out of line, from its first change until the stream is bound
+    /// and idle, so that a bound session does not carry it.
+    var sasl: SASLState {
+        get { saslStorage?.state ?? SASLState() }
+        _modify {
+            let storage = saslStorage ?? SASLStateStorage()
+            saslStorage = storage
+            yield &storage.state
+        }
+    }
+    private var saslStorage: SASLStateStorage?
     /// When the last bytes arrived, for the idle timeout.
     var lastReceived: ContinuousClock.Instant
     /// When the last bytes were sent, for whitespace keepalives.
@@ -192,6 +202,17 @@ public final class ClientSession {
             queuedEvents.removeAll(keepingCapacity: true)
             queueHead = 0
         }
+        releaseParserWhileIdle()
+    }
+
+    /// Frees the parser's Expat between stanzas of a bound stream with
+    /// nothing left to handle: an idle stream then holds no parser memory,
+    /// and the next read recreates it (`XMLStreamParser.releaseWhileIdle`).
+    /// The queue's capacity goes too, and the finished SASL exchange.
+    private func releaseParserWhileIdle() {
+        guard phase == .bound, !isWaiting, queuedEvents.isEmpty, parser.releaseWhileIdle() else { return }
+        queuedEvents = []
+        saslStorage = nil
     }
 
     private func handle(_ event: XMLStreamEvent) {
