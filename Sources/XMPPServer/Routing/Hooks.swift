@@ -337,9 +337,10 @@ public final class Hooks: @unchecked Sendable {
         startHandlers.append(handler)
     }
 
-    /// Runs `handler` once, on the loop, when the server stops, after every
-    /// stream has ended and before storage closes: for writing out what
-    /// waits in memory.
+    /// Runs `handler` once, on the first loop, when the server stops: after
+    /// every stream was told to end and given up to a second for its
+    /// goodbye (whether or not it has ended), before storage closes; for
+    /// writing out what waits in memory.
     public func onStop(_ handler: @escaping @Sendable (ServerContext) -> Void) {
         checkInstalling()
         stopHandlers.append(handler)

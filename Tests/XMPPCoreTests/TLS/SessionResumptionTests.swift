@@ -102,7 +102,7 @@ final class RawTLSClient {
         ssl = SSL_new(context.pointer)!
         input = BIO_new(BIO_s_mem())!
         output = BIO_new(BIO_s_mem())!
-        _ = swiftlet_BIO_set_mem_eof_return(input, -1)
+        _ = BIO_ctrl(input, BIO_C_SET_BUF_MEM_EOF_RETURN, -1, nil)  // BIO_set_mem_eof_return
         SSL_set_bio(ssl, input, output)
         SSL_set_connect_state(ssl)
         if let session { #expect(SSL_set_session(ssl, session) == 1) }

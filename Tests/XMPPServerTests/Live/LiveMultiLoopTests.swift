@@ -4,8 +4,9 @@ import XMPPServer
 import XMPPTestSupport
 
 /// A real server with four event loops (`threads = 4`): connections are
-/// handed to the loops in turn, so consecutive clients land on different
-/// loops and every stanza between them crosses from one loop to another.
+/// handed to the loops in turn. Every account is registered first (one
+/// connection each), so that the logged-in clients that follow take
+/// consecutive connections and land on every loop, neighbours apart.
 @Suite(.timeLimit(.minutes(1)))
 struct LiveMultiLoopTests {
     private static let users = ["ada", "ben", "cy", "dot", "eve", "flo"]
@@ -17,11 +18,9 @@ struct LiveMultiLoopTests {
     @Test func everyClientReachesEveryOtherAcrossLoops() throws {
         try LiveServer.run(configure: Self.fourLoops) { server in
             try server.waitForLog(containing: "4 event loops")
+            for user in Self.users { try server.register(user, "secret") }
             var clients: [String: LiveClient] = [:]
-            for user in Self.users {
-                try server.register(user, "secret")
-                clients[user] = try server.loggedInClient(user, "secret")
-            }
+            for user in Self.users { clients[user] = try server.loggedInClient(user, "secret") }
             for sender in Self.users {
                 for recipient in Self.users where recipient != sender {
                     try clients[sender]!.send(
@@ -43,11 +42,8 @@ struct LiveMultiLoopTests {
 
     @Test func shutdownEndsTheStreamsOfEveryLoop() throws {
         try LiveServer.run(configure: Self.fourLoops) { server in
-            var clients: [LiveClient] = []
-            for user in Self.users.prefix(5) {
-                try server.register(user, "secret")
-                clients.append(try server.loggedInClient(user, "secret"))
-            }
+            for user in Self.users.prefix(4) { try server.register(user, "secret") }
+            let clients = try Self.users.prefix(4).map { try server.loggedInClient($0, "secret") }
             server.server.shutdown()
             for client in clients {
                 let events = try client.readUntilClosed()
