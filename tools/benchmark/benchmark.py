@@ -7,14 +7,16 @@ Measures, for each server:
      gives server CPU per login (less sensitive to a busy machine); in
      three variants: no TLS, STARTTLS with a full TLS handshake each time,
      and STARTTLS resuming the previous login's TLS session (its ticket);
-  2. memory per idle session (swiftletd and Prosody): the growth of the
-     server's RSS over a baseline, divided by the number of bound, idle
-     sessions held open;
+  2. memory per idle session (swiftletd, Prosody and ejabberd): the
+     growth of the server's RSS over a baseline, divided by the number of
+     bound, idle sessions held open; and the RSS once they have all closed
+     again;
   3. with --account-scale, swiftletd's CPU per login with 1,000 to 100,000
      accounts in its database, logging in as a random sample of them.
 
 `--swiftletd-before PATH` adds a second swiftletd binary (an older build)
-to every login measurement, side by side.
+to every login measurement, side by side. `--no-memory` skips the
+idle-session phase, `--memory-only` everything else.
 
 Each server runs as a child process in a temp dir removed at the end; only
 those children are ever signalled. Every phase has a deadline, so the run
@@ -45,9 +47,18 @@ import xmpp_load
 
 PASSWORD = "bench-password"
 SETTLE_SECONDS = 2.0
+#: How long closed sessions get to be cleaned up (a garbage collector's
+#: included) before the RSS after close is read.
+CLOSE_SETTLE_SECONDS = 5.0
+#: swiftletd (`max_resources_per_account`) and ejabberd (as configured)
+#: allow 10 sessions per account: idle sessions are spread over enough
+#: accounts to stay below that.
+SESSIONS_PER_ACCOUNT = 8
 #: The login variants: (name, STARTTLS, resume the TLS session).
 VARIANTS = {"plain": (False, False), "starttls": (True, False), "resumed": (True, True)}
 VARIANT_LABELS = {"plain": "no TLS", "starttls": "STARTTLS, full handshake", "resumed": "STARTTLS, resumed"}
+#: The servers --servers chooses from; the idle-session phase measures
+#: these (not the older build of --swiftletd-before).
 SERVER_NAMES = ("swiftletd", "prosody", "ejabberd")
 
 
@@ -57,8 +68,10 @@ def parse_arguments():
     parser.add_argument("--swiftletd-before", help="an older swiftletd binary, measured beside it")
     parser.add_argument("--servers", default=",".join(SERVER_NAMES),
                         help="servers to compare with (ejabberd is skipped when not installed)")
+    parser.add_argument("--without-ejabberd", action="store_true", help="leave ejabberd out even if installed")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="login variants: plain,starttls,resumed")
     parser.add_argument("--no-memory", dest="memory", action="store_false", help="skip the idle-session memory phase")
+    parser.add_argument("--memory-only", action="store_true", help="skip the logins; measure memory only")
     parser.add_argument("--account-scale", default="",
                         help="account counts for swiftletd's CPU per login against database size, e.g. 1000,10000,100000")
     parser.add_argument("--scale-sample", type=int, default=1000,
@@ -69,7 +82,8 @@ def parse_arguments():
                         help="the measured logins are split into this many rounds, servers taking turns")
     parser.add_argument("--concurrency", type=int, default=8, help="concurrent client connections")
     parser.add_argument("--sessions", default="1000,5000", help="idle session counts, ascending")
-    parser.add_argument("--accounts", type=int, default=50, help="accounts the logins cycle through")
+    parser.add_argument("--accounts", type=int, default=50,
+                        help="accounts the logins cycle through (idle sessions use more if they need)")
     parser.add_argument("--phase-timeout", type=float, default=240, help="seconds allowed per phase")
     parser.add_argument("--revision", default="unknown", help="swiftletd's source revision, for the report")
     parser.add_argument("--json", help="also write the figures to this file")
@@ -77,12 +91,18 @@ def parse_arguments():
     arguments = parser.parse_args()
     arguments.session_counts = [int(count) for count in arguments.sessions.split(",")]
     arguments.server_names = arguments.servers.split(",")
+    if arguments.without_ejabberd:
+        arguments.server_names = [name for name in arguments.server_names if name != "ejabberd"]
     arguments.variant_names = arguments.variants.split(",")
     arguments.scale_counts = [int(count) for count in arguments.account_scale.split(",") if count]
     if set(arguments.server_names) - set(SERVER_NAMES) or "swiftletd" not in arguments.server_names:
         parser.error(f"--servers: swiftletd and any of {', '.join(SERVER_NAMES[1:])}")
     if set(arguments.variant_names) - set(VARIANTS):
         parser.error(f"--variants: any of {', '.join(VARIANTS)}")
+    if arguments.memory_only and not arguments.memory:
+        parser.error("--memory-only and --no-memory exclude each other")
+    if arguments.memory_only and arguments.scale_counts:
+        parser.error("--memory-only and --account-scale exclude each other")
     return arguments
 
 
@@ -192,12 +212,14 @@ async def measure_memory(server, use_tls, arguments, accounts):
     finally:
         for session in sessions:
             session.abort()
-        # Let the server see the disconnects before it is told to stop.
-        await asyncio.sleep(1)
-    # What the server keeps once every session has gone.
-    await asyncio.sleep(SETTLE_SECONDS)
-    rss_after_close, _ = server.memory_kib()
-    return [dict(result, rss_after_close_kib=rss_after_close) for result in results]
+        # Let the server clean up before its RSS is read and it is stopped.
+        await asyncio.sleep(CLOSE_SETTLE_SECONDS)
+    # What the closed sessions left behind: back near the baseline unless
+    # something is kept or the allocator holds on to freed memory.
+    after_close, _ = server.memory_kib()
+    for result in results:
+        result["rss_after_close_kib"] = after_close
+    return results
 
 
 async def with_deadline(coroutine, seconds, what):
@@ -260,41 +282,61 @@ async def run(arguments, workdir, report, started):
     appended to `started` as soon as they exist, for the caller to stop."""
     chosen = make_servers(arguments, workdir, report)
     started += chosen
-    accounts = [(f"bench{i}", PASSWORD) for i in range(arguments.accounts)]
+    # The idle-session phase measures the servers of --servers, each on
+    # enough accounts for SESSIONS_PER_ACCOUNT; the logins cycle through
+    # the first `arguments.accounts` of them.
+    memory_servers = [server for server in chosen if server.name in SERVER_NAMES] if arguments.memory else []
+    needed = -(-max(arguments.session_counts) // SESSIONS_PER_ACCOUNT) if memory_servers else 0
+    idle_accounts = [(f"bench{i}", PASSWORD) for i in range(max(needed, arguments.accounts))]
+    accounts = idle_accounts[:arguments.accounts]
+
+    def accounts_of(server):
+        return idle_accounts if server in memory_servers else accounts
+
     by_tool = [server for server in chosen if not isinstance(server, ejabberd.Ejabberd)]
     # One thread per server: concurrent `swiftletd adduser` runs on one
     # database can outwait SQLite's busy timeout on a loaded machine.
     with ThreadPoolExecutor(len(by_tool)) as pool:
-        list(pool.map(lambda server: [server.add_user(user, PASSWORD) for user, _ in accounts], by_tool))
+        list(pool.map(lambda server: [server.add_user(user, PASSWORD) for user, _ in accounts_of(server)], by_tool))
     report["versions"] = {server.name: server.version() for server in chosen}
+    registered = []
+
+    async def start(server):
+        """Starts `server`; ejabberd makes its accounts by in-band
+        registration on its first start (its spool keeps them)."""
+        server.start()
+        if isinstance(server, ejabberd.Ejabberd) and server not in registered:
+            await with_deadline(server.register(accounts_of(server)), arguments.phase_timeout,
+                                "ejabberd registrations")
+            registered.append(server)
 
     # Logins: every server up, variants and servers interleaved.
-    for server in chosen:
-        server.start()
-        if isinstance(server, ejabberd.Ejabberd):
-            await with_deadline(server.register(accounts), arguments.phase_timeout, "ejabberd registrations")
-    try:
-        for variant in arguments.variant_names:
-            label = f"logins ({VARIANT_LABELS[variant]})"
-            log(label)
-            report["logins"] += await with_deadline(
-                measure_logins(chosen, variant, arguments, [accounts] * len(chosen)),
-                arguments.phase_timeout * len(chosen), label)
-    finally:
+    if not arguments.memory_only:
         for server in chosen:
-            server.stop()
+            await start(server)
+        try:
+            for variant in arguments.variant_names:
+                label = f"logins ({VARIANT_LABELS[variant]})"
+                log(label)
+                report["logins"] += await with_deadline(
+                    measure_logins(chosen, variant, arguments, [accounts] * len(chosen)),
+                    arguments.phase_timeout * len(chosen), label)
+        finally:
+            for server in chosen:
+                server.stop()
 
     # Memory: a fresh process per server and variant.
-    for use_tls in (False, True) if arguments.memory else ():
-        for server in chosen:
-            if server.name not in ("swiftletd", "prosody"):
-                continue
+    for use_tls in (False, True):
+        for server in memory_servers:
             label = f"{server.name} idle sessions ({'TLS' if use_tls else 'no TLS'})"
             log(label)
-            server.start()
             try:
+                await start(server)
                 report["memory"] += await with_deadline(
-                    measure_memory(server, use_tls, arguments, accounts), arguments.phase_timeout, label)
+                    measure_memory(server, use_tls, arguments, idle_accounts), arguments.phase_timeout, label)
+            except Exception as error:  # a server that died, stalled or refused: the others go on
+                log(f"{label} failed: {error!r}")
+                report["memory_failures"].append(f"{label}: {error!r}")
             finally:
                 server.stop()
 
@@ -358,14 +400,19 @@ def format_tables(report):
         f"(swiftletd {settings['revision']}); {machine['date']}; "
         f"{machine['nproc']} CPUs ({machine['cpu']}); {machine['openssl']}; load average "
         f"{machine['load_average_at_start'][0]:.1f} at start, {machine['load_average_at_end'][0]:.1f} at end",
-        f"SASL SCRAM-SHA-1, {settings['logins']} logins per cell after "
-        f"{settings['warmup']} warm-up, in {settings['rounds']} rounds with the servers taking turns, "
-        f"{settings['concurrency']} concurrent connections",
-        "",
-        "| logins | server | server CPU µs/login | logins/server-CPU-s | logins/s | TLS resumed | server CPU "
-        "| client CPU | p50 ms | p99 ms | RSS growth KiB/login | failed |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    if report["logins"] or report["scale"]:
+        lines.append(
+            f"SASL SCRAM-SHA-1, {settings['logins']} logins per cell after "
+            f"{settings['warmup']} warm-up, in {settings['rounds']} rounds with the servers taking turns, "
+            f"{settings['concurrency']} concurrent connections")
+    if report["logins"]:
+        lines += [
+            "",
+            "| logins | server | server CPU µs/login | logins/server-CPU-s | logins/s | TLS resumed | server CPU "
+            "| client CPU | p50 ms | p99 ms | RSS growth KiB/login | failed |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
     names = list(versions)
     by_key = {(r["server"], r["variant"]): r for r in report["logins"]}
     for variant in VARIANTS:
@@ -394,25 +441,30 @@ def format_tables(report):
     if report["memory"]:
         lines += [
             "",
-            "| memory | server | sessions | baseline RSS MiB (anon) | RSS MiB | KiB/session | failed |",
-            "|---|---|---:|---:|---:|---:|---:|",
+            "| memory | server | sessions | baseline RSS MiB (anon) | RSS MiB | KiB/session "
+            "| RSS after close MiB (vs baseline) | failed |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
         ]
     by_key = {(r["server"], r["tls"], r["target"]): r for r in report["memory"]}
     for use_tls in (False, True):
         variant = "STARTTLS" if use_tls else "no TLS"
         for count in settings["session_counts"]:
-            for name in ("swiftletd", "prosody"):
+            for name in SERVER_NAMES:
                 r = by_key.get((name, use_tls, count))
                 if r:
+                    after = r["rss_after_close_kib"]
                     lines.append(
                         f"| {variant} | {name} | {r['sessions']} | "
                         f"{r['baseline_kib'] / 1024:.1f} ({r['baseline_anon_kib'] / 1024:.1f}) | "
-                        f"{r['rss_kib'] / 1024:.1f} | {r['kib_per_session'] or 0:.1f} | {r['failed']} |")
-            ours, theirs = by_key.get(("swiftletd", use_tls, count)), by_key.get(("prosody", use_tls, count))
-            if ours and theirs:
-                lines.append(
-                    f"| {variant} | **swiftletd / prosody** | {count} | | | "
-                    f"**{ratio(ours['kib_per_session'], theirs['kib_per_session'])}** | |")
+                        f"{r['rss_kib'] / 1024:.1f} | {r['kib_per_session'] or 0:.1f} | "
+                        f"{after / 1024:.1f} ({after / r['baseline_kib'] - 1:+.0%}) | {r['failed']} |")
+            ours = by_key.get(("swiftletd", use_tls, count))
+            for name in SERVER_NAMES[1:]:
+                theirs = by_key.get((name, use_tls, count))
+                if ours and theirs:
+                    lines.append(
+                        f"| {variant} | **swiftletd / {name}** | {count} | | | "
+                        f"**{ratio(ours['kib_per_session'], theirs['kib_per_session'])}** | | |")
     if report["scale"]:
         lines += [
             "",
@@ -425,6 +477,7 @@ def format_tables(report):
                 f"{r['server_cpu_us_per_login'] or 0:.0f} | {r['logins_per_s']:.0f} | {r['p50_ms']:.1f} | {r['failed']} |")
     errors = [f"- {r['server']} ({r.get('variant') or ('TLS' if r['tls'] else 'no TLS')}): {r['errors']}"
               for r in report["logins"] + report["memory"] + report["scale"] if r["errors"]]
+    errors += [f"- {failure}" for failure in report["memory_failures"]]
     if errors:
         lines += ["", "Errors:"] + errors
     if report["skipped"]:
@@ -444,7 +497,8 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     workdir = tempfile.mkdtemp(prefix="swiftlet-bench-")
     report = {
-        "machine": machine_description(), "logins": [], "memory": [], "scale": [], "skipped": [],
+        "machine": machine_description(), "logins": [], "memory": [], "memory_failures": [], "scale": [],
+        "skipped": [],
         "versions": {"swiftletd": "swiftletd"},
         "settings": {key: getattr(arguments, key) for key in (
             "logins", "warmup", "rounds", "concurrency", "session_counts", "revision", "scale_counts",
