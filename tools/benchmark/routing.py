@@ -247,15 +247,16 @@ def split_thread_cpu(before, after):
     return split
 
 
-async def measure_offline(server, target, senders, count, run_ids, user=OFFLINE_USER):
-    """Store phase (`count` messages from `senders`), then delivery phase,
-    for the offline `user`."""
+async def measure_offline(server, target, senders, count, run_ids, user=OFFLINE_USER, window=None):
+    """Store phase (`count` messages from `senders`, timed in steps of
+    `window` messages, or in one), then delivery phase, for the offline
+    `user`."""
     run = routing_load.OfflineRun(next(run_ids), senders, f"{user}@{target.domain}", count)
     errors_before, _ = session_errors(senders)
-    step = arguments.offline_window or arguments.offline
+    step = window or count
     steps = []  # (messages, seconds, server CPU seconds) per step
-    for first in range(0, arguments.offline, step):
-        end = min(first + step, arguments.offline)
+    for first in range(0, count, step):
+        end = min(first + step, count)
         cpu, started = server.cpu_seconds(), time.perf_counter()
         await run.store(first, end)
         steps.append((end - first, time.perf_counter() - started, server.cpu_seconds() - cpu))
@@ -302,7 +303,8 @@ async def measure_server(server, arguments, round_number):
             result = await measure_routing(server, senders, receivers, arguments, run_ids)
             results["routing"].append(dict(result, round=round_number))
         benchmark.log(f"round {round_number}: {server.name}, {arguments.offline} offline messages")
-        result = await measure_offline(server, target, senders[:OFFLINE_SENDERS], arguments.offline, run_ids)
+        result = await measure_offline(
+            server, target, senders[:OFFLINE_SENDERS], arguments.offline, run_ids, window=arguments.offline_window)
         results["offline"].append(dict(result, round=round_number))
     finally:
         for session in senders + receivers:
