@@ -114,7 +114,8 @@ public struct OfflineMessages: ServerFeature {
     }
 
     /// Sends the messages kept for `session`'s user, each with a delay
-    /// stamp, and removes them once they are queued on the connection.
+    /// stamp, and removes them once they are queued on the connection;
+    /// messages routed to the session while they load wait behind them.
     ///
     /// The backlog is parsed with one parser and goes out in few large
     /// writes (`ClientSession.sendingTogether`), and is removed in one
@@ -124,7 +125,10 @@ public struct OfflineMessages: ServerFeature {
     private static func deliver(to session: ClientSession) {
         guard let username = session.username else { return }
         let domain = session.server.domain
+        // What is routed to the user meanwhile was sent after the backlog.
+        session.holdDeliveries()
         session.withStorage({ stores in try stores.offline.messages(for: username) }) { result in
+            defer { session.releaseDeliveries() }
             guard case .success(let messages) = result, !messages.isEmpty else { return }
             var finished: Set<Int> = []
             let reader = StoredStanzaReader()

@@ -101,7 +101,12 @@ public struct PresenceBroadcast: ServerFeature {
         let directed = presence.type == .unavailable ? session.state[DirectedPresence.self] : []
         if presence.type == .unavailable { session.state[DirectedPresence.self] = [] }
         let username = jid.localpart!
+        // From the moment the resource is available, messages may come to
+        // it: they wait behind what the login brings (`welcome`), the
+        // offline messages above all, which were sent before them.
+        if isInitial { session.holdDeliveries() }
         session.withStorage({ stores in try stores.roster.items(of: username) }) { result in
+            defer { if isInitial { session.releaseDeliveries() } }
             guard case .success(let items) = result else { return }
             send(presence.element, from: jid, to: items, directed: directed, server: session.server)
             if isInitial { welcome(session, items: items) }

@@ -7,7 +7,9 @@ import XMPPCore
 /// acknowledged. A session that ends without resuming hands its
 /// unacknowledged stanzas on: messages go to the user's other resources or
 /// offline storage, requests are answered with an error, so nothing the
-/// server accepted is silently lost.
+/// server accepted is silently lost. So do the stanzas a session held
+/// behind its offline backlog (`ClientSession.holdDeliveries()`) when it
+/// ends before sending them, stream management or not.
 public struct StreamManagement: ServerFeature {
     public init() {}
 
@@ -77,11 +79,16 @@ public struct StreamManagement: ServerFeature {
         session.send(ClientSession.resumptionFailed(condition))
     }
 
-    /// Passes on what the ended session's client never acknowledged.
+    /// Passes on what the ended session's client never acknowledged, and
+    /// what was held for it behind a backlog and never sent (with or
+    /// without stream management).
     private static func handOff(_ session: ClientSession) {
-        guard let jid = session.handle?.jid ?? session.jid, var state = session.streamManagement else { return }
-        let stanzas = state.takeUnacknowledged()
-        session.streamManagement = state
+        guard let jid = session.handle?.jid ?? session.jid else { return }
+        var stanzas = session.takeHeldDeliveries().map(\.bytes)
+        if var state = session.streamManagement {
+            stanzas = state.takeUnacknowledged() + stanzas
+            session.streamManagement = state
+        }
         guard !stanzas.isEmpty else { return }
         session.log.info("handing on \(stanzas.count) unacknowledged stanzas")
         for bytes in stanzas {

@@ -121,6 +121,12 @@ public final class ClientSession {
     private var outputOverflowed = false
     /// Output held back inside `sendingTogether`, to go out in one write.
     private var coalescedOutput: [UInt8]?
+    /// How many `holdDeliveries()` wait for their `releaseDeliveries()`;
+    /// while any does, stanzas routed to this client wait in
+    /// `heldDeliveries`, serialized.
+    var deliveryHolds = 0
+    var heldDeliveries: [(bytes: [UInt8], kind: Stanza.Kind)] = []
+    var heldDeliveryByteCount = 0
 
     /// Creates the session for a connection that has just been accepted.
     /// - Parameter directTLS: The connection began with TLS (XEP-0368).
@@ -314,18 +320,29 @@ public final class ClientSession {
 
     /// Sends an element inside the client stream's namespace scope.
     func send(_ element: Element) {
-        let bytes: [UInt8]
+        guard let bytes = serialized(element) else { return }
+        guard let stanza = Stanza(element) else { return send(bytes) }
+        send(stanza: bytes, kind: stanza.kind)
+    }
+
+    /// `element` as the client stream carries it, or nil (logged) if it
+    /// cannot be written.
+    func serialized(_ element: Element) -> [UInt8]? {
         do {
-            bytes = try XMLSerializer.bytes(element, in: framing == .webSocket ? .document : Self.clientScope)
+            return try XMLSerializer.bytes(element, in: framing == .webSocket ? .document : Self.clientScope)
         } catch {
             // Only text from our own code or from a stanza we parsed reaches
             // here, so this is a bug; say so once and keep the stream.
-            return log.error("cannot serialize <\(element.name)>: \(error)")
+            log.error("cannot serialize <\(element.name)>: \(error)")
+            return nil
         }
-        if let stanza = Stanza(element) {
-            server.metrics.stanzasSent.increment(stanza.kind)
-            if streamManagement != nil { recordSent(bytes) }
-        }
+    }
+
+    /// Sends a serialized stanza, counting it (and, under stream
+    /// management, keeping it until it is acknowledged).
+    func send(stanza bytes: [UInt8], kind: Stanza.Kind) {
+        server.metrics.stanzasSent.increment(kind)
+        if streamManagement != nil { recordSent(bytes) }
         send(bytes)
     }
 
@@ -376,8 +393,14 @@ public final class ClientSession {
     private func transmit(_ bytes: [UInt8]) {
         guard let transport else { return }
         transport.write(bytes)
+        checkQueuedOutput(transport.queuedByteCount)
+    }
+
+    /// Closes the stream, once, when more than `max_queued_output` bytes
+    /// (`waiting`) wait for this client.
+    func checkQueuedOutput(_ waiting: Int) {
         let limit = server.config.limits.maxQueuedOutput
-        if transport.queuedByteCount > limit, !outputOverflowed {
+        if waiting > limit, !outputOverflowed {
             outputOverflowed = true
             server.metrics.limitsHit.increment(.maxQueuedOutput)
             log.notice("more than \(limit) bytes wait for this client to read them")

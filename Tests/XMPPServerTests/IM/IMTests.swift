@@ -185,6 +185,52 @@ import XMPPTestSupport
         #expect(again.receiveElements().filter { $0.name == "message" }.isEmpty)
     }
 
+    /// A message routed while the offline backlog loads (the resource is
+    /// available from its initial presence on) comes after the backlog,
+    /// which was sent before it.
+    @Test func messagesRoutedWhileTheBacklogLoadsComeAfterIt() throws {
+        let (server, romeo, juliet) = try offlineNoteForJuliet()
+        juliet.deliver(Self.availableAtOnce)
+        romeo.deliver("<message to='juliet@localhost' type='chat'><body>after</body></message>")
+        server.loop.run()
+        let messages = juliet.receiveElements().filter { $0.name == "message" }
+        #expect(messages.map { $0.childText("body") } == ["before", "after"])
+        #expect(messages.map { $0.child("delay", namespace: NS.delay) != nil } == [true, false])
+    }
+
+    /// A session that ends while its backlog loads hands on what waited
+    /// behind it: the next login gets both, in order.
+    @Test func whatWaitedBehindTheBacklogIsKeptWhenTheSessionEnds() throws {
+        let (server, romeo, juliet) = try offlineNoteForJuliet()
+        juliet.deliver(Self.availableAtOnce)
+        romeo.deliver("<message to='juliet@localhost' type='chat'><body>after</body></message>")
+        juliet.dropConnection()
+        #expect(romeo.receiveElements().isEmpty, "nothing bounced")
+        let again = server.connect()
+        try again.login("juliet", "pw")
+        again.send("<presence/>")
+        #expect(again.receiveElements().filter { $0.name == "message" }.map { $0.childText("body") } == ["before", "after"])
+    }
+
+    /// Initial presence that makes its resource available as it is read:
+    /// with its own XEP-0153 photo hash, the server reads no vCard first.
+    private static let availableAtOnce = "<presence><x xmlns='vcard-temp:x:update'><photo/></x></presence>"
+
+    /// Romeo online, Juliet logged in but not yet available, one message
+    /// ("before") stored for her.
+    private func offlineNoteForJuliet() throws -> (TestServer, TestClient, TestClient) {
+        let server = try TestServer()
+        try server.addUser("romeo", password: "pw")
+        try server.addUser("juliet", password: "pw")
+        let romeo = server.connect()
+        try romeo.login("romeo", "pw")
+        let juliet = server.connect()
+        try juliet.login("juliet", "pw")
+        romeo.send("<message to='juliet@localhost' type='chat'><body>before</body></message>")
+        #expect(romeo.receiveElements().isEmpty && juliet.receiveElements().isEmpty, "stored")
+        return (server, romeo, juliet)
+    }
+
     @Test func negativePriorityGetsNoBareJIDMessages() throws {
         let (_, romeo, juliet) = try couple()
         juliet.send("<presence><priority>-1</priority></presence>")
