@@ -242,6 +242,13 @@ struct RoomTests {
                 return joins.count == 2 ? 2 : nil
             }
             #expect(await bob.joinedRooms == [Self.room])
+            // Bob's client and Alice's hear of the rejoin independently.
+            try await aliceEvents.first("bob back in the room for alice") { _ -> Int? in
+                let joins = aliceEvents.all.filter {
+                    if case .room(.occupantJoined(let o)) = $0, o.nick == "bob" { true } else { false }
+                }
+                return joins.count == 2 ? 2 : nil
+            }
             #expect(await alice.occupants(of: Self.room).map(\.nick) == ["alice", "bob"])
             try await alice.sendRoomMessage("welcome back", to: Self.room)
             try await bobEvents.first("a message after the rejoin") {
