@@ -73,8 +73,8 @@ public final class TCPConnection {
         case closed
     }
 
-    /// The loop that owns this connection.
-    public let loop: EventLoop
+    /// The loop that owns this connection (another one after `move(to:)`).
+    public internal(set) var loop: EventLoop
     /// The peer's address.
     public let remoteAddress: SocketAddress
     /// The local address of the socket, looked up on first use (nil if the

@@ -108,10 +108,8 @@ public final class Server: @unchecked Sendable {
                 exempt: AddressThrottle.exemptingLoopback(config.registration.throttleExemptsLoopback)),
             scramSecret: try Self.scramSecret(in: config.dataDirectory))
         contexts = [context] + loops.dropFirst().map { [context] in ServerContext(sharing: context, on: $0) }
+        context.homes.install(zip(contexts, connections).map(SessionHomes.Home.init))
         log.notice("\(loops.count) event loop\(loops.count == 1 ? "" : "s")")
-        if loops.count > 1 {
-            log.warning("threads = \(loops.count): stream resumption works only on the loop a session began on")
-        }
     }
 
     /// Binds every listener, on the loop.
@@ -344,18 +342,26 @@ public final class Server: @unchecked Sendable {
     /// limits and keeps it until it closes.
     /// - Returns: The transport, and why it must be refused, if it must.
     private func track(_ connection: TCPConnection) -> (TCPTransport, ConnectionLimits.Refusal?) {
-        guard let table = connections.first(where: { $0.loop === connection.loop }) else {
-            preconditionFailure("a connection on a loop of no server")
-        }
         let peer = connection.remoteAddress
         let refusal = connectionLimits.withLock { $0.admit(peer) }
         let transport = TCPTransport(connection)
-        let id = table.add(transport)
-        transport.onClose = { [unowned self] in
-            table.remove(id)
+        table(of: connection).add(transport)
+        transport.onClose = { [unowned self, unowned transport] in
+            // The connection may have moved to another loop since (a
+            // session moving to its account's: `SessionHomes`); it is
+            // still there while it tells of its close.
+            if let connection = transport.connection { table(of: connection).remove(transport) }
             if refusal == nil { self.connectionLimits.withLock { $0.release(peer) } }
         }
         return (transport, refusal)
+    }
+
+    /// The table of the loop `connection` is on.
+    private func table(of connection: TCPConnection) -> ConnectionTable {
+        guard let table = connections.first(where: { $0.loop === connection.loop }) else {
+            preconditionFailure("a connection on a loop of no server")
+        }
+        return table
     }
 
     // MARK: - Start-up files

@@ -1,10 +1,8 @@
 import Foundation
 
 /// How many event loops the tests' real servers run:
-/// `SWIFTLET_TEST_THREADS` (1 to 64), or 1, so that the live suites can be
-/// run across loops by hand. The resumption scenarios then fail whenever
-/// the new connection lands on another loop, a known limit of
-/// `threads > 1`; `LiveMultiLoopTests` always runs four.
+/// `SWIFTLET_TEST_THREADS` (1 to 64), or 1. CI runs the whole suite once
+/// more with four; `LiveMultiLoopTests` always runs four.
 public enum TestThreads {
     public static let count: Int = {
         guard let text = ProcessInfo.processInfo.environment["SWIFTLET_TEST_THREADS"], let count = Int(text),

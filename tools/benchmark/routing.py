@@ -68,7 +68,11 @@ def parse_arguments():
     parser.add_argument("--offline", type=int, default=5000, help="messages stored for the offline user")
     parser.add_argument("--offline-window", type=int, default=0,
                         help="store in steps of this many messages and report the first and last apart (0: one step)")
+    parser.add_argument("--pin", action="store_true",
+                        help="this client on CPU 0, the servers on CPU 1 (accounts are created unpinned)")
     arguments = parser.parse_args()
+    if arguments.pin:
+        os.sched_setaffinity(0, {0})
     arguments.pair_counts = [int(count) for count in arguments.pairs.split(",")]
     check_common_arguments(parser, arguments, SERVER_NAMES)
     return arguments
@@ -338,6 +342,8 @@ async def run(arguments, workdir, report, started):
     for server in chosen:
         benchmark.log(f"creating {len(users)} accounts on {server.name}")
         await create_accounts(server, users)
+        if getattr(arguments, "pin", False):
+            server.cpus = "1"
         report["versions"][server.name] = server.version()
     for round_number in range(1, arguments.rounds + 1):
         for server in chosen:

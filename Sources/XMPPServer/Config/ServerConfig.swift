@@ -1,3 +1,4 @@
+import Foundation
 import XMPPNet
 import XMPPStorage
 
@@ -32,12 +33,13 @@ public struct ServerConfig: Sendable, Equatable {
     /// ad-hoc commands (XEP-0133): localparts or bare JIDs, normalized to
     /// localparts by validation. Key `admins`, default empty: nobody.
     public var admins: [String] = []
-    /// Event loop threads; each connection belongs to one, handed out in
-    /// turn. Key `threads`, default 1, from 1 to 256. With more than one,
-    /// XEP-0198 resumption works only when the new connection lands on
-    /// the old session's loop (one time in `threads`); otherwise the
-    /// client gets `<failed/>` and starts a new session.
-    public var threads = 1
+    /// Event loop threads. Connections are accepted on each in turn, and
+    /// a client's moves, once authenticated, to its account's
+    /// (`SessionHomes`). Key `threads`, from 1 to 256, default the number
+    /// of processors (`defaultThreads`).
+    public var threads = Self.defaultThreads
+    /// One event loop per processor the process may use, at most 256.
+    public static let defaultThreads = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 256)
     /// The least severe log level written. Key `log_level`, default `info`.
     public var logLevel = LogLevel.info
     /// TLS policy and certificate.

@@ -310,6 +310,12 @@ extension ClientSession {
     /// (§6.4.6). XEP-0388: completes the request, inline features and all.
     /// - Parameter success: The mechanism's additional data, if any.
     func authenticated(as username: String, mechanism: String, success: [UInt8]?) {
+        // First to the loop of the account's other sessions, where
+        // resumption and binding find them.
+        moveHome(of: username) { $0.completeAuthentication(as: username, mechanism: mechanism, success: success) }
+    }
+
+    private func completeAuthentication(as username: String, mechanism: String, success: [UInt8]?) {
         guard server.sessions.revocationCount(of: username) == accountRevocations else {
             return saslFailed(.notAuthorized, reason: "the password of \(username) changed during the exchange", account: username)
         }

@@ -6,7 +6,8 @@ import XMPPStorage
 /// One client-to-server stream (RFC 6120), from the first byte to the
 /// close: negotiation (STARTTLS, SASL, binding), then stanzas to the router.
 ///
-/// Confined to its loop: every entry point runs on `server.loop`. The
+/// Confined to its loop: every entry point runs on `server.loop` (which
+/// changes once, when the session moves to its account's: `moveHome`). The
 /// negotiation steps live in extensions, one file each
 /// (`ClientSession+Negotiation`, `+SASL`, `+Binding`).
 public final class ClientSession {
@@ -24,7 +25,9 @@ public final class ClientSession {
         case closed
     }
 
-    let server: ServerContext
+    /// The context of the loop the session is on: another one once it has
+    /// moved to its account's loop (`moveHome`).
+    var server: ServerContext
     /// The connection; weak because the connection owns the session (its
     /// handler), and every use is skipped once the session is closed.
     weak var transport: (any SessionTransport)?
@@ -464,7 +467,7 @@ public final class ClientSession {
 
     // MARK: - Timers
 
-    private func startTimers() {
+    func startTimers() {
         armHandshakeTimer()
         restartIdleCheck()
     }

@@ -15,18 +15,15 @@ final class ConnectionTable: @unchecked Sendable {
     }
 
     /// Keeps `transport` until `remove(_:)`.
-    /// - Returns: Its key.
-    func add(_ transport: TCPTransport) -> ObjectIdentifier {
+    func add(_ transport: TCPTransport) {
         loop.assertInLoop()
-        let id = ObjectIdentifier(transport)
-        transports[id] = transport
-        return id
+        transports[ObjectIdentifier(transport)] = transport
     }
 
-    /// Forgets the transport `add` returned `id` for.
-    func remove(_ id: ObjectIdentifier) {
+    /// Forgets `transport`, if kept here.
+    func remove(_ transport: TCPTransport) {
         loop.assertInLoop()
-        transports[id] = nil
+        transports[ObjectIdentifier(transport)] = nil
     }
 
     /// Ends every stream with `system-shutdown`.

@@ -45,6 +45,9 @@ public final class ServerContext {
     public let wallClock: WallClock
     /// The counters `/metrics` shows, for this loop.
     let metrics = ServerMetrics()
+    /// The loop each account's sessions live on; shared by every loop's
+    /// context.
+    let homes: SessionHomes
 
     /// Creates a loop's context.
     public init(
@@ -76,6 +79,7 @@ public final class ServerContext {
             serverSecret: scramSecret, lifetime: config.authentication.fastTokenLifetime,
             maxClients: config.authentication.fastMaxClients)
         self.upload = config.upload.enabled ? UploadService(config: config, serverSecret: scramSecret) : nil
+        self.homes = SessionHomes()
     }
 
     /// Creates the context of another loop of the same server: every
@@ -104,6 +108,7 @@ public final class ServerContext {
         wallClock = base.wallClock
         fastTokens = base.fastTokens
         upload = base.upload
+        homes = base.homes
     }
 
     /// Parser limits before authentication: small, since anyone can connect.

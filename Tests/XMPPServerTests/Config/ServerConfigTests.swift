@@ -19,7 +19,7 @@ import Testing
         #expect(config.dataDirectory == "data")
         #expect(config.listen.map(\.description) == ["127.0.0.1:5222", "[::1]:5222"])
         #expect(config.directTLSListen.isEmpty)
-        #expect(config.threads == 1)
+        #expect(config.threads == ProcessInfo.processInfo.activeProcessorCount)
         #expect(config.logLevel == .info)
         #expect(config.tls == ServerConfig.TLS(policy: .auto, certificate: "", privateKey: ""))
         #expect(config.registration.mode == .open)

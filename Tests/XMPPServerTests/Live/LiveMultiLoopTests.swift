@@ -4,9 +4,10 @@ import XMPPServer
 import XMPPTestSupport
 
 /// A real server with four event loops (`threads = 4`): connections are
-/// handed to the loops in turn. Every account is registered first (one
-/// connection each), so that the logged-in clients that follow take
-/// consecutive connections and land on every loop, neighbours apart.
+/// accepted on the loops in turn, and each moves, once authenticated, to
+/// its account's loop (`SessionHomes`). The six users' homes cover all
+/// four loops (ada 3, ben 2, cy and eve 1, dot and flo 0), so messages
+/// between them cross from every loop to every other.
 @Suite(.timeLimit(.minutes(1)))
 struct LiveMultiLoopTests {
     private static let users = ["ada", "ben", "cy", "dot", "eve", "flo"]
@@ -48,6 +49,42 @@ struct LiveMultiLoopTests {
             for client in clients {
                 let events = try client.readUntilClosed()
                 #expect(events.streamErrorCondition == "system-shutdown", "\(events)")
+            }
+        }
+    }
+
+    /// XEP-0198 across loops: each reconnection is accepted on the next
+    /// loop, so most land away from the account's, and every one resumes
+    /// the session, with the message sent to it while it was detached.
+    @Test func aSessionResumesWhicheverLoopTheNewConnectionLandsOn() throws {
+        try LiveServer.run(configure: Self.fourLoops) { server in
+            try server.register("ada", "secret")
+            try server.register("ben", "secret")
+            let ben = try server.loggedInClient("ben", "secret")
+            var ada = try server.loggedInClient("ada", "secret")
+            try ada.send("<enable xmlns='urn:xmpp:sm:3' resume='true'/>")
+            let enabled = try ada.nextElement()
+            guard enabled.name == "enabled", let id = enabled[attribute: "id"] else {
+                throw TestFailure("stream management not enabled: \(enabled.xml)")
+            }
+            var handled = 0
+            for round in 1...4 {
+                // Whether the server notices the reset before the message
+                // or the resumption does not matter: either way the
+                // message waits in the session for the next connection.
+                ada.reset()
+                try ben.send("<message to='ada@localhost/live' type='chat'><body>round \(round)</body></message>")
+                ada = try server.connectWithTLS()
+                guard try ada.authenticate("ada", "secret", mechanism: .scramSHA256).name == "success" else {
+                    throw TestFailure("ada cannot log in again")
+                }
+                try ada.openStream()
+                try ada.send("<resume xmlns='urn:xmpp:sm:3' previd='\(id)' h='\(handled)'/>")
+                let resumed = try ada.nextElement()
+                #expect(resumed.name == "resumed", "round \(round): \(resumed.xml)")
+                let message = try ada.nextElement()
+                #expect(message.child("body", namespace: NS.client)?.text == "round \(round)")
+                handled += 1
             }
         }
     }
