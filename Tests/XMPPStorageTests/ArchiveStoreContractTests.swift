@@ -140,6 +140,24 @@ import XMPPCore
         #expect(try ids(archive.query(query, for: "romeo")) == [11])
     }
 
+    /// Past `countLimit` matches, a page says nothing of how many there
+    /// are; the page itself is the same.
+    @Test(arguments: StoresKind.allCases)
+    func theCountStopsAtItsLimit(kind: StoresKind) throws {
+        let archive = try kind.makeStores(withAccounts: "romeo").archive
+        try appendNumbered(5, for: "romeo", in: archive)
+        var query = ArchiveQuery(max: 2)
+        query.countLimit = 5
+        let counted = try archive.query(query, for: "romeo")
+        #expect(counted.count == 5)
+        query.countLimit = 4
+        let uncounted = try archive.query(query, for: "romeo")
+        #expect(uncounted.count == nil)
+        #expect(ids(uncounted) == [1, 2] && ids(counted) == [1, 2] && !uncounted.complete)
+        query.start = 4000
+        #expect(try archive.query(query, for: "romeo").count == 2, "the limit applies to what matches")
+    }
+
     @Test(arguments: StoresKind.allCases)
     func startAndEndAreInclusive(kind: StoresKind) throws {
         let archive = try kind.makeStores(withAccounts: "romeo").archive

@@ -70,9 +70,13 @@ struct ArchivePageBuilder {
         return true
     }
 
-    /// The page, oldest first; `exhausted` says whether every candidate was taken.
+    /// The page, oldest first; `exhausted` says whether every candidate
+    /// was taken, `count` how many items match (its count only up to the
+    /// query's `countLimit` plus one).
     func finish(count: Int, exhausted: Bool) -> ArchivePage {
-        ArchivePage(items: query.position.isBackward ? items.reversed() : items, count: count, complete: exhausted)
+        ArchivePage(
+            items: query.position.isBackward ? items.reversed() : items,
+            count: count <= query.countLimit ? count : nil, complete: exhausted)
     }
 }
 
@@ -93,14 +97,14 @@ struct SQLFilter {
         values.append(value)
     }
 
-    /// Runs `SELECT columns FROM tables WHERE … suffix` and hands the
-    /// statement to `body`.
+    /// Runs `SELECT columns FROM tables WHERE … suffix`, or the query
+    /// `outer` makes of it, and hands the statement to `body`.
     func select<Result>(
         _ columns: String, from tables: String, suffix: String, in database: Database,
-        _ body: (Statement) throws -> Result
+        within outer: (String) -> String = { $0 }, _ body: (Statement) throws -> Result
     ) throws -> Result {
         let statement = try database.prepare(
-            "SELECT \(columns) FROM \(tables) WHERE \(clauses.joined(separator: " AND "))\(suffix)")
+            outer("SELECT \(columns) FROM \(tables) WHERE \(clauses.joined(separator: " AND "))\(suffix)"))
         for (offset, value) in values.enumerated() {
             try statement.bind(value, at: offset + 1)
         }
@@ -136,7 +140,12 @@ extension SQLFilter {
             let checked = try items.map(check)
             filter.add("i.id IN (SELECT value FROM json_each(?))", "[" + checked.map(String.init).joined(separator: ",") + "]")
         }
-        let count = try filter.select("count(*)", from: counting, suffix: "", in: database) { statement in
+        // Counted up to one past the limit: enough to tell "more".
+        var counted = filter
+        counted.values.append(query.countLimit == Int.max ? Int.max : query.countLimit + 1)
+        let count = try counted.select(
+            "1", from: counting, suffix: " LIMIT ?", in: database, within: { "SELECT count(*) FROM (\($0))" }
+        ) { statement in
             _ = try statement.step()
             return statement.int(at: 0)
         }

@@ -176,6 +176,11 @@ public struct ArchiveQuery: Sendable, Hashable {
     /// Stop adding items once their stanzas hold this many bytes (UTF-8);
     /// a page holds at least one item whatever its size.
     public var byteLimit: Int
+    /// Count the matching items only up to this many: counting is the one
+    /// part of a page that reads every match, so a bound keeps a page of a
+    /// large archive as cheap as one of a small archive. Beyond it the
+    /// page's `count` is nil.
+    public var countLimit: Int = .max
 
     /// Where a page lies in the matching items (XEP-0059 §2).
     public enum Position: Sendable, Hashable {
@@ -218,14 +223,15 @@ public struct ArchiveQuery: Sendable, Hashable {
 public struct ArchivePage: Sendable, Hashable {
     /// The items, oldest first.
     public var items: [ArchiveItem]
-    /// How many items match the filters, on every page together.
-    public var count: Int
+    /// How many items match the filters, on every page together; nil when
+    /// more than the query's `countLimit` do.
+    public var count: Int?
     /// Whether no matching item lies beyond this page in its direction:
     /// after it when paging forward, before it when paging back.
     public var complete: Bool
 
     /// Creates a page.
-    public init(items: [ArchiveItem], count: Int, complete: Bool) {
+    public init(items: [ArchiveItem], count: Int?, complete: Bool) {
         self.items = items
         self.count = count
         self.complete = complete

@@ -191,12 +191,15 @@ struct ClientHistoryTests {
     @Test("a new device fills its local archive from the server, both directions, once")
     func syncOnNewDevice() async throws {
         try await ServerFixture.run { server in
-            let (alice, _, bob, bobEvents) = try await ClientIMTests.friends(on: server)
+            let (alice, aliceEvents, bob, bobEvents) = try await ClientIMTests.friends(on: server)
             let bobJID = try JID("bob@localhost")
             let aliceJID = try JID("alice@localhost")
             try await alice.send("one", to: bobJID)
             try await bobEvents.first("one") { if case .message(let m) = $0, m.body == "one" { m } else { nil } }
             try await bob.send("two", to: aliceJID)
+            // Alice answers what she got: two clients' messages are in no
+            // order until one has seen the other's.
+            try await aliceEvents.first("two") { if case .message(let m) = $0, m.body == "two" { m } else { nil } }
             try await alice.send("three", to: bobJID)
             try await bobEvents.first("three") { if case .message(let m) = $0, m.body == "three" { m } else { nil } }
             // Live messages carry the archive id the server gave them.

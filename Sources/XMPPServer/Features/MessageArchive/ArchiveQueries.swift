@@ -29,6 +29,11 @@ struct ArchiveQueries: Sendable {
     /// A page stops growing once its stanzas reach this many bytes, so
     /// that one query never queues more than about this much output.
     static let pageByteLimit = 256 << 10
+    /// Matching items are counted (RSM `<count/>`, XEP-0059 §2.6) up to
+    /// this many; a query matching more gets no count, which RSM allows,
+    /// so that a page of a million-message archive costs what one of ten
+    /// thousand does.
+    static let countLimit = 10_000
 
     /// The answer to `<query/>` of type get: the form.
     static var formAnswer: IQAnswer {
@@ -121,6 +126,7 @@ struct ArchiveQueries: Sendable {
     ///   A well-formed id no item can have is `item-not-found` at once.
     func query(from payload: Element) throws(StanzaError) -> ArchiveQuery {
         var query = ArchiveQuery(max: Self.defaultPageSize, byteLimit: Self.pageByteLimit)
+        query.countLimit = Self.countLimit
         if let x = payload.child("x", namespace: NS.dataForms), let form = DataForm(x) {
             try apply(form, to: &query)
         }
