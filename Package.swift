@@ -57,7 +57,7 @@ let package = Package(
         // Doubles for server tests: in-memory storage and transport, a test
         // server on a `ManualLoop`, the scripted-conversation runner.
         .target(
-            name: "XMPPTestSupport", dependencies: ["XMPPServer", "XMPPNet"], path: "Sources/XMPPTestSupport"),
+            name: "XMPPTestSupport", dependencies: ["XMPPServer", "XMPPNet", "CSystem"], path: "Sources/XMPPTestSupport"),
         // The loop abstraction (`Loop`, `LoopBound`), its epoll
         // implementation with TCP and timers, and the deterministic
         // `ManualLoop`.

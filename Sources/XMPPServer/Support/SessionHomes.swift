@@ -4,8 +4,8 @@ import XMPPNet
 /// several (`threads`): one chosen by the username, the same for all of
 /// the account's TCP sessions. Whatever happens between them then stays
 /// on one thread, as with one loop: stream resumption finds the session it
-/// resumes (XEP-0198), a resource replaces another, presence reaches the
-/// user's own resources and offline messages meet live ones in order.
+/// resumes (XEP-0198), a resource replaces another, and what the user's
+/// resources tell each other (presence, carbons) keeps its order.
 ///
 /// A connection is accepted on any loop (in turn) and moves to its
 /// account's once it has authenticated (`ClientSession.moveHome`).

@@ -219,13 +219,7 @@ import XMPPTestSupport
     /// Romeo online, Juliet logged in but not yet available, one message
     /// ("before") stored for her.
     private func offlineNoteForJuliet() throws -> (TestServer, TestClient, TestClient) {
-        let server = try TestServer()
-        try server.addUser("romeo", password: "pw")
-        try server.addUser("juliet", password: "pw")
-        let romeo = server.connect()
-        try romeo.login("romeo", "pw")
-        let juliet = server.connect()
-        try juliet.login("juliet", "pw")
+        let (server, romeo, juliet) = try romeoAndJuliet()
         romeo.send("<message to='juliet@localhost' type='chat'><body>before</body></message>")
         #expect(romeo.receiveElements().isEmpty && juliet.receiveElements().isEmpty, "stored")
         return (server, romeo, juliet)
