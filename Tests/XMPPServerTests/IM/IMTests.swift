@@ -212,14 +212,36 @@ import XMPPTestSupport
         #expect(again.receiveElements().filter { $0.name == "message" }.map { $0.childText("body") } == ["before", "after"])
     }
 
+    /// What waits behind the backlog is bounded as output is
+    /// (`max_queued_output`): past the bound the stream ends, and what
+    /// waited is kept offline, in order, for the next login.
+    @Test func whatWaitsBehindTheBacklogIsBoundedAsOutputIs() throws {
+        var config = ServerConfig()
+        config.limits.maxQueuedOutput = 1000
+        let (server, romeo, juliet) = try offlineNoteForJuliet(config: config)
+        juliet.deliver(Self.availableAtOnce)
+        let padding = String(repeating: "x", count: 100)
+        for index in 1...20 {
+            romeo.deliver("<message to='juliet@localhost' type='chat'><body>after \(index) \(padding)</body></message>")
+        }
+        server.loop.run()
+        #expect(juliet.receive().streamErrorCondition == "resource-constraint")
+        #expect(juliet.isClosed)
+        let again = server.connect()
+        try again.login("juliet", "pw")
+        again.send("<presence/>")
+        let bodies = again.receiveElements().filter { $0.name == "message" }.compactMap { $0.childText("body") }
+        #expect(bodies == ["before"] + (1...20).map { "after \($0) \(padding)" })
+    }
+
     /// Initial presence that makes its resource available as it is read:
     /// with its own XEP-0153 photo hash, the server reads no vCard first.
     private static let availableAtOnce = "<presence><x xmlns='vcard-temp:x:update'><photo/></x></presence>"
 
     /// Romeo online, Juliet logged in but not yet available, one message
     /// ("before") stored for her.
-    private func offlineNoteForJuliet() throws -> (TestServer, TestClient, TestClient) {
-        let (server, romeo, juliet) = try romeoAndJuliet()
+    private func offlineNoteForJuliet(config: ServerConfig = ServerConfig()) throws -> (TestServer, TestClient, TestClient) {
+        let (server, romeo, juliet) = try romeoAndJuliet(config: config)
         romeo.send("<message to='juliet@localhost' type='chat'><body>before</body></message>")
         #expect(romeo.receiveElements().isEmpty && juliet.receiveElements().isEmpty, "stored")
         return (server, romeo, juliet)
