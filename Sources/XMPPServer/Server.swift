@@ -30,8 +30,9 @@ public final class Server: @unchecked Sendable {
     let storage: StorageQueue<Stores>
     /// The first loop's context.
     let context: ServerContext
-    /// One context per loop, in the order of `loops`.
-    private let contexts: [ServerContext]
+    /// Each loop's context and table of connections, in the order of
+    /// `loops`.
+    private let homes: [SessionHomes.Home]
     private var listeners: [TCPListener] = []
     /// The HTTP server, once started (nil without HTTP listeners).
     private var httpServer: HTTPServer?
@@ -48,8 +49,6 @@ public final class Server: @unchecked Sendable {
     /// Where the admin commands reach the running server; set on the loop
     /// by `start()`.
     private var controlSocket: ControlSocket?
-    /// The XMPP connections each loop serves, in the order of `loops`.
-    private let connections: [ConnectionTable]
     /// Counts the connections of every loop, in all and per address block.
     private let connectionLimits: Mutex<ConnectionLimits>
     private let nextID = Atomic<Int>(1)
@@ -93,7 +92,6 @@ public final class Server: @unchecked Sendable {
         for warning in config.warnings { log.warning(warning) }
         loops = try (0..<config.threads).map { try EventLoop.start(name: "swiftlet.loop\($0)") }
         loop = loops[0]
-        connections = loops.map(ConnectionTable.init(loop:))
         let features = Features.standard(config)
         rooms = features.lazy.compactMap { ($0 as? MultiUserChat)?.rooms }.first
         context = try ServerContext(
@@ -107,8 +105,9 @@ public final class Server: @unchecked Sendable {
                 config.registration.throttle,
                 exempt: AddressThrottle.exemptingLoopback(config.registration.throttleExemptsLoopback)),
             scramSecret: try Self.scramSecret(in: config.dataDirectory))
-        contexts = [context] + loops.dropFirst().map { [context] in ServerContext(sharing: context, on: $0) }
-        context.homes.install(zip(contexts, connections).map(SessionHomes.Home.init))
+        let contexts = [context] + loops.dropFirst().map { [context] in ServerContext(sharing: context, on: $0) }
+        homes = zip(contexts, loops.map(ConnectionTable.init(loop:))).map(SessionHomes.Home.init)
+        context.homes.install(homes)
         log.notice("\(loops.count) event loop\(loops.count == 1 ? "" : "s")")
     }
 
@@ -198,7 +197,7 @@ public final class Server: @unchecked Sendable {
             routes.add(HostMetaResponder.jsonPath, hostMeta)
         }
         if config.http.metrics {
-            let metrics = MetricsEndpoint(context: context, loops: contexts, storage: storage) { [storage] in
+            let metrics = MetricsEndpoint(context: context, loops: homes.map(\.context), storage: storage) { [storage] in
                 storage.statistics
             }
             routes.add(MetricsEndpoint.path, metrics)
@@ -258,8 +257,8 @@ public final class Server: @unchecked Sendable {
             purgeTimer?.cancel()
             // Each loop ends its own streams; the last to finish starts
             // the wait for the goodbyes, back on the first loop.
-            let waiting = Mutex((loops: connections.count, streams: 0))
-            for table in connections {
+            let waiting = Mutex((loops: homes.count, streams: 0))
+            for table in homes.map(\.connections) {
                 table.loop.execute { [self] in
                     let ended = table.failAll()
                     let (last, streams) = waiting.withLock { state in
@@ -300,16 +299,11 @@ public final class Server: @unchecked Sendable {
         nextID.add(1, ordering: .relaxed).oldValue
     }
 
-    /// The context of the loop `connection` lives on.
-    private func context(of connection: TCPConnection) -> ServerContext {
-        contexts.first { $0.loop === connection.loop } ?? context
-    }
-
     /// Takes a client's connection, on the loop it was handed to.
     private func accept(_ connection: TCPConnection, directTLS: Bool) {
         let (transport, refusal) = track(connection)
         let peer = connection.remoteAddress
-        let context = context(of: connection)
+        let context = home(of: connection).context
         let session = ClientSession(server: context, transport: transport, id: takeID(), directTLS: directTLS)
         transport.session = session
         switch refusal {
@@ -331,7 +325,7 @@ public final class Server: @unchecked Sendable {
     /// connection limits is closed at once.
     private func acceptComponent(_ connection: TCPConnection) {
         let (transport, refusal) = track(connection)
-        let session = ComponentSession(server: context(of: connection), transport: transport, id: takeID())
+        let session = ComponentSession(server: home(of: connection).context, transport: transport, id: takeID())
         transport.delegate = session
         if refusal != nil {
             session.fail(StreamError(.resourceConstraint, text: "the server has all the connections it can take"))
@@ -345,23 +339,23 @@ public final class Server: @unchecked Sendable {
         let peer = connection.remoteAddress
         let refusal = connectionLimits.withLock { $0.admit(peer) }
         let transport = TCPTransport(connection)
-        table(of: connection).add(transport)
+        home(of: connection).connections.add(transport)
         transport.onClose = { [unowned self, unowned transport] in
             // The connection may have moved to another loop since (a
             // session moving to its account's: `SessionHomes`); it is
             // still there while it tells of its close.
-            if let connection = transport.connection { table(of: connection).remove(transport) }
+            if let connection = transport.connection { home(of: connection).connections.remove(transport) }
             if refusal == nil { self.connectionLimits.withLock { $0.release(peer) } }
         }
         return (transport, refusal)
     }
 
-    /// The table of the loop `connection` is on.
-    private func table(of connection: TCPConnection) -> ConnectionTable {
-        guard let table = connections.first(where: { $0.loop === connection.loop }) else {
+    /// The context and connection table of the loop `connection` is on.
+    private func home(of connection: TCPConnection) -> SessionHomes.Home {
+        guard let home = homes.first(where: { $0.connections.loop === connection.loop }) else {
             preconditionFailure("a connection on a loop of no server")
         }
-        return table
+        return home
     }
 
     // MARK: - Start-up files
