@@ -54,6 +54,9 @@ public final class Server: @unchecked Sendable {
     private let nextID = Atomic<Int>(1)
     private var signalSources: [DispatchSourceSignal] = []
     private let stopped = DispatchSemaphore(value: 0)
+    /// Set on the first loop once `shutdown()` has begun: a `start()` that
+    /// comes after it (a signal during start-up) fails instead of listening.
+    private var isShuttingDown = false
     /// The group chat rooms, for the admin page.
     private let rooms: MUCRooms?
 
@@ -118,6 +121,11 @@ public final class Server: @unchecked Sendable {
         let outcome = Mutex<Result<[SocketAddress], any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         loop.execute { [self] in
+            guard !isShuttingDown else {
+                outcome.withLock { $0 = .failure(ServerStartError("stopped by a signal while starting")) }
+                done.signal()
+                return
+            }
             context.hooks.serverStarted(context)
             let result = Result {
                 let addresses = try startListeners()
@@ -249,6 +257,7 @@ public final class Server: @unchecked Sendable {
     /// Callable from any thread.
     public func shutdown() {
         loop.execute { [self] in
+            isShuttingDown = true
             for listener in listeners { listener.close() }
             listeners = []
             controlSocket?.close()
@@ -279,7 +288,8 @@ public final class Server: @unchecked Sendable {
         }
     }
 
-    /// Shuts down on SIGINT and SIGTERM.
+    /// Shuts down on SIGINT and SIGTERM. Called before `start()`, so that a
+    /// signal sent once the listening lines are logged is never missed.
     public func installSignalHandlers() {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)

@@ -110,6 +110,7 @@ func runDemo() {
     do {
         try Demo.seed(demoConfig, passwordsMayBePublic: options.demoPasswordsMayBePublic)
         let server = try Server(config: demoConfig, log: Logger(level: demoConfig.logLevel), webChatDemo: true)
+        server.installSignalHandlers()
         let addresses = try server.start()
         let exposed = demoConfig.listen.contains { !$0.isLoopback }
         let banner = Demo.banner(
@@ -119,7 +120,6 @@ func runDemo() {
             webChatURL: demoConfig.http.webSocket && demoConfig.http.webChat && !demoConfig.http.listen.isEmpty
                 ? server.httpAddresses.first.map { "http://\($0)/chat" } : nil)
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))
-        server.installSignalHandlers()
         server.waitUntilStopped()
     } catch let refusal as Demo.Refusal {
         if isTemporary { try? FileManager.default.removeItem(atPath: demoConfig.dataDirectory) }
@@ -136,8 +136,8 @@ case "run":
     let log = Logger(level: config.logLevel)
     do {
         let server = try Server(config: config, log: log)
-        try server.start()
         server.installSignalHandlers()
+        try server.start()
         server.waitUntilStopped()
     } catch {
         fail("cannot start: \(error)", status: .localFile)
