@@ -161,6 +161,10 @@ public enum NS {
     public static let hints = "urn:xmpp:hints"
     /// XEP-0352: Client State Indication.
     public static let csi = "urn:xmpp:csi:0"
+    /// XEP-0357: Push Notifications (`<enable/>`, `<disable/>`, `<notification/>`).
+    public static let push = "urn:xmpp:push:0"
+    /// XEP-0357: Push Notifications, the `FORM_TYPE` of a notification's summary.
+    public static let pushSummary = "urn:xmpp:push:summary"
     /// XEP-0359: Unique and Stable Stanza IDs (`<stanza-id/>`, `<origin-id/>`).
     public static let stanzaID = "urn:xmpp:sid:0"
     /// XEP-0363: HTTP File Upload, current namespace.

@@ -422,6 +422,21 @@ public enum Storage {
                 DROP INDEX offline_messages_sizes;
                 """)
         }
+        migrator.register("0019-push") { database in
+            // XEP-0357 push services: see SQLitePushRegistrationStore. The
+            // primary key serves every lookup and the cascade.
+            try database.execute(
+                """
+                CREATE TABLE push_registrations (
+                    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                    service TEXT NOT NULL,
+                    node TEXT NOT NULL,
+                    publish_options TEXT,
+                    failures INTEGER NOT NULL DEFAULT 0 CHECK (failures >= 0),
+                    PRIMARY KEY (account_id, service, node)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

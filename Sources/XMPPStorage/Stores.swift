@@ -33,6 +33,8 @@ public final class Stores {
     public let mucRooms: any MUCRoomStore
     /// The users' FAST tokens (XEP-0484).
     public let fastTokens: any FastTokenStore
+    /// The push services the users enabled (XEP-0357).
+    public let pushRegistrations: any PushRegistrationStore
     /// The connection the SQLite stores share, so that a job can group
     /// several store calls into one transaction; `nil` for in-memory stores.
     public let database: Database?
@@ -53,6 +55,7 @@ public final class Stores {
         self.privateXML = SQLitePrivateXMLStore(database: database)
         self.mucRooms = SQLiteMUCRoomStore(database: database)
         self.fastTokens = SQLiteFastTokenStore(database: database)
+        self.pushRegistrations = SQLitePushRegistrationStore(database: database)
     }
 
     /// Bundles `accounts`, a store that needs no database such as
@@ -63,7 +66,7 @@ public final class Stores {
     /// account it also deletes the account's data in the other stores, as
     /// `ON DELETE CASCADE` does in SQLite; when it replaces an account's
     /// credentials it deletes the account's FAST tokens, as
-    /// `SQLiteAccountStore` does. Delete accounts and change passwords
+    /// `SQLiteAccountStore` does, and its push registrations. Delete accounts and change passwords
     /// through it, not through `accounts` directly.
     public init(accounts: any AccountStore) {
         let roster = InMemoryRosterStore(accounts: accounts)
@@ -76,11 +79,15 @@ public final class Stores {
         let pep = InMemoryPEPStore(accounts: accounts)
         let privateXML = InMemoryPrivateXMLStore(accounts: accounts)
         let fastTokens = InMemoryFastTokenStore(accounts: accounts)
+        let pushRegistrations = InMemoryPushRegistrationStore(accounts: accounts)
         self.database = nil
         self.accounts = CascadingAccountStore(
             base: accounts,
-            dependents: [roster, offline, vCards, blocklists, lastActivity, archive, uploads, pep, privateXML, fastTokens],
-            fastTokens: fastTokens)
+            dependents: [
+                roster, offline, vCards, blocklists, lastActivity, archive, uploads, pep, privateXML, fastTokens,
+                pushRegistrations,
+            ],
+            credentialBound: [fastTokens, pushRegistrations])
         self.roster = roster
         self.offline = offline
         self.vCards = vCards
@@ -93,6 +100,7 @@ public final class Stores {
         self.privateXML = privateXML
         self.mucRooms = InMemoryMUCRoomStore()
         self.fastTokens = fastTokens
+        self.pushRegistrations = pushRegistrations
     }
 
     /// Runs `body` in one transaction when the stores share a database, so
@@ -122,16 +130,17 @@ extension StorageQueue<Stores> {
 
 /// An account store that, after deleting an account, deletes its data from
 /// the in-memory stores, which cannot see the deletion themselves, and
-/// after replacing its credentials deletes its FAST tokens.
+/// after replacing its credentials deletes what the old ones gave access
+/// to: its FAST tokens and push registrations.
 private final class CascadingAccountStore: AccountStore {
     private let base: any AccountStore
     private let dependents: [any AccountScopedStore]
-    private let fastTokens: InMemoryFastTokenStore
+    private let credentialBound: [any AccountScopedStore]
 
-    init(base: any AccountStore, dependents: [any AccountScopedStore], fastTokens: InMemoryFastTokenStore) {
+    init(base: any AccountStore, dependents: [any AccountScopedStore], credentialBound: [any AccountScopedStore]) {
         self.base = base
         self.dependents = dependents
-        self.fastTokens = fastTokens
+        self.credentialBound = credentialBound
     }
 
     func deleteAccount(_ username: String) throws -> Bool {
@@ -154,7 +163,7 @@ private final class CascadingAccountStore: AccountStore {
         -> Bool
     {
         guard try base.replaceCredentials(of: username, with: credentials) else { return false }
-        fastTokens.invalidateAll(of: username)
+        for store in credentialBound { store.removeAll(of: username) }
         return true
     }
 

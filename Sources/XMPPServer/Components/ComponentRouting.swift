@@ -16,6 +16,7 @@ import XMPPCore
 /// | a local bare JID              | headline message       | every available resource of non-negative priority        |
 /// | a local bare JID              | presence               | every available resource (subscriptions are not handled) |
 /// | the domain                    | ping (XEP-0199)        | an empty result                                          |
+/// | the domain                    | result or error IQ     | the feature whose request it answers (`onComponentIQResponse`), else dropped |
 /// | any other local address       | any                    | as nothing took it (below)                               |
 /// | a connected component         | any                    | that component                                           |
 /// | a disconnected or local service | any                  | as nothing took it (below)                               |
@@ -56,6 +57,9 @@ enum ComponentRouting {
         if recipient.localpart == nil {
             if let iq = IQ(stanza.element), iq.type == .get, iq.payload?.namespace == NS.ping {
                 return session.deliver(iq.result())
+            }
+            if let iq = IQ(stanza.element), iq.type == .result || iq.type == .error, recipient.isBare {
+                return server.hooks.componentIQResponse(iq, server: server)
             }
             return unhandled(stanza, session)
         }

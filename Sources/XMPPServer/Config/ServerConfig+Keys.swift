@@ -150,6 +150,10 @@ extension ServerConfig {
         .list("component_listen", \.components.listen, .listenAddress),
         .single("component_allow_remote", \.components.allowRemote, .boolean),
         .list("components", \.components.services, .component),
+        .single("push", \.push.enabled, .boolean),
+        .single("push_max_registrations", \.push.maxRegistrations, .integer),
+        .single("push_max_failures", \.push.maxFailures, .integer),
+        .single("push_include_body", \.push.includeBody, .boolean),
     ]
 
     /// The keys by name.

@@ -104,6 +104,7 @@ extension ServerConfig {
         try checkMUC()
         try checkExternalServices()
         try checkComponents()
+        try checkPush()
     }
 
     /// At least one XMPP listener, and no address listed twice, in one key

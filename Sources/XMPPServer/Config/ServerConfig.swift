@@ -69,6 +69,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var externalServices = ExternalServiceSettings()
     /// External components (XEP-0114).
     public var components = Components()
+    /// Push notifications (XEP-0357).
+    public var push = PushSettings()
 
     /// The defaults.
     public init() {}

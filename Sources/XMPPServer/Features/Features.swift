@@ -9,7 +9,7 @@ public enum Features {
             Disco(), Ping(), Registration(), LegacySession(), Roster(), Subscriptions(), PresenceBroadcast(clock: clock),
             ClientStateIndication(), MessageDelivery(), OfflineMessages(), VCardTemp(), Blocking(), Carbons(),
             SoftwareVersion(reply: config.versionReply), EntityTime(), LastActivity(), LegacyArchivingPreferences(),
-            StreamManagement(), FASTTokenExpiry(), HTTPUpload(config: config), PEP(), PrivateStorage(), BookmarksConversion(),
+            StreamManagement(), PushNotifications(config: config), FASTTokenExpiry(), HTTPUpload(config: config), PEP(), PrivateStorage(), BookmarksConversion(),
             AvatarConversion(presenceServices: config.muc.enabled ? [config.mucService] : []), ContactAddresses(config.contact), ExternalServices(config.externalServices, clock: clock),
             AdHocCommands(),
         ]

@@ -22,7 +22,8 @@ import XMPPStorage
 /// storage, which is temporary; it only keeps a message out of the archive.
 ///
 /// The `onMessageOffline` fallback, and an `InitialPresence` observer
-/// (after the pending subscription requests). The server's disco#info
+/// (after the pending subscription requests); fires `MessageStoredOffline`
+/// once a message is committed. The server's disco#info
 /// lists `msgoffline`, the feature name the disco registry gives offline
 /// storage, as Prosody and ejabberd do.
 public struct OfflineMessages: ServerFeature {
@@ -60,7 +61,10 @@ public struct OfflineMessages: ServerFeature {
                 session.server.metrics.limitsHit.increment(.offlineQuota)
                 undelivered.bounce(
                     StanzaError(.resourceConstraint, type: .wait, text: "the recipient's offline storage is full"))
-            case .success(.stored), .success(.notKept):
+            case .success(.stored):
+                session.server.hooks.fire(
+                    MessageStoredOffline(message: undelivered.message, user: undelivered.user, server: session.server))
+            case .success(.notKept):
                 break
             case .failure(let error):
                 session.log.error("offline storage failed: \(error)")
@@ -77,7 +81,8 @@ public struct OfflineMessages: ServerFeature {
         let storing = job(storing: message, for: username, server: server)
         server.storage.run(on: server.loop, grouped: true, storing) { result in
             switch result {
-            case .success(.stored), .success(.notKept): break
+            case .success(.stored): server.hooks.fire(MessageStoredOffline(message: message, user: user, server: server))
+            case .success(.notKept): break
             case .success(let outcome): server.log.notice("undelivered message for \(user) dropped: \(outcome)")
             case .failure(let error): server.log.error("offline storage failed: \(error)")
             }

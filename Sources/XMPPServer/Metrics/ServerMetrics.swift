@@ -150,6 +150,8 @@ enum LimitKind: Int, MetricLabel {
     case maxDirectedPresence
     /// `upload_quota`: an upload slot refused.
     case uploadQuota
+    /// `push_max_registrations`: a push service not enabled.
+    case pushRegistrations
 
     var slot: Int { rawValue }
 
@@ -168,6 +170,7 @@ enum LimitKind: Int, MetricLabel {
             case .offlineQuota: "offline_quota"
             case .maxDirectedPresence: "max_directed_presence"
             case .uploadQuota: "upload_quota"
+            case .pushRegistrations: "push_max_registrations"
             }
         return [("limit", key)]
     }

@@ -130,6 +130,7 @@ public final class Hooks: @unchecked Sendable {
     private var endedHandlers: [@Sendable (ClientSession) -> Void] = []
     private var broadcastPresenceHandlers: [@Sendable (Presence, ClientSession) -> Void] = []
     private var responseHandlers: [@Sendable (IQ, ClientSession) -> Bool] = []
+    private var componentResponseHandlers: [@Sendable (IQ, ServerContext) -> Bool] = []
     private var startHandlers: [@Sendable (ServerContext) -> Void] = []
     private var stopHandlers: [@Sendable (ServerContext) -> Void] = []
     // The stanza events (`StanzaEvents.swift`) and typed events
@@ -330,6 +331,15 @@ public final class Hooks: @unchecked Sendable {
         responseHandlers.append(handler)
     }
 
+    /// Runs `handler` on each result or error IQ a connected component
+    /// sends to the server's domain: the answers to requests the server
+    /// sent it (a push notification, XEP-0357). A handler returns true when
+    /// the answer was its own; the others are dropped.
+    public func onComponentIQResponse(_ handler: @escaping @Sendable (IQ, ServerContext) -> Bool) {
+        checkInstalling()
+        componentResponseHandlers.append(handler)
+    }
+
     /// Runs `handler` once, on the loop, when the server starts, before
     /// any client can connect: for loading state and starting timers.
     public func onStart(_ handler: @escaping @Sendable (ServerContext) -> Void) {
@@ -408,6 +418,12 @@ public final class Hooks: @unchecked Sendable {
     /// Hands an answer to the server's request to the feature that sent it.
     func iqResponse(_ iq: IQ, from session: ClientSession) {
         for handler in responseHandlers where handler(iq, session) { return }
+    }
+
+    /// Hands a component's answer to the server's request to the feature
+    /// that sent it.
+    func componentIQResponse(_ iq: IQ, server: ServerContext) {
+        for handler in componentResponseHandlers where handler(iq, server) { return }
     }
 
     /// Runs the start handlers; the server calls it once, on the loop.

@@ -16,6 +16,7 @@ import XMPPStorage
 /// | `AccountDeleted`    | account deletion   | Subscriptions (contacts' rosters), HTTPUpload (files), MessageArchive (waiting copies) |
 /// | `VCardStored`       | VCardTemp          | AvatarConversion (XEP-0398)                         |
 /// | `PresenceSubscriptionApproved` | Subscriptions | PEP (last items to the new subscriber) |
+/// | `MessageStoredOffline` | OfflineMessages  | PushNotifications (wakes the user's clients)        |
 public protocol ServerEvent {}
 
 /// A resource's initial presence has been broadcast (RFC 6121 §4.2) and
@@ -81,6 +82,17 @@ public struct AccountDeleted: ServerEvent {
     public let account: JID
     /// What the deletion removed that others still refer to.
     public let deleted: DeletedAccount
+    /// The server it happened on.
+    public let server: ServerContext
+}
+
+/// A message was committed to a user's offline storage (XEP-0160), none
+/// of whose resources could take it.
+public struct MessageStoredOffline: ServerEvent {
+    /// The message as stored.
+    public let message: Message
+    /// The user it waits for (a bare JID).
+    public let user: JID
     /// The server it happened on.
     public let server: ServerContext
 }

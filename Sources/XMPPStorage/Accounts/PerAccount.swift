@@ -37,6 +37,11 @@ struct PerAccount<Value> {
         values[Array(username.utf8)] = nil
     }
 
+    /// The usernames whose value `isIncluded` accepts.
+    func usernames(where isIncluded: (Value) -> Bool) -> [String] {
+        values.compactMap { isIncluded($0.value) ? String(decoding: $0.key, as: UTF8.self) : nil }
+    }
+
     /// Changes every account's value with `change`: for what one account
     /// keeps about others (subscriptions that go with the subscriber).
     mutating func updateEach(_ change: (inout Value) -> Void) {

@@ -72,6 +72,8 @@ public final class SQLiteAccountStore: AccountStore {
             }
             // A new password ends the FAST tokens the old one got (XEP-0484).
             try database.run("DELETE FROM fast_tokens WHERE account_id = ?", accountID)
+            // And the push services it enabled (XEP-0357).
+            try database.run("DELETE FROM push_registrations WHERE account_id = ?", accountID)
             try insert(credentials, accountID: accountID)
             return true
         }

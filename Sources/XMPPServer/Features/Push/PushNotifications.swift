@@ -1,0 +1,190 @@
+import XMPPCore
+import XMPPStorage
+
+/// XEP-0357: Push Notifications. A mobile client enables a push service
+/// (its app server's XMPP side, a component of this server) with
+/// `<enable/>` to its own bare JID; from then on, a message that reaches
+/// the user while the client cannot take it is announced to that service,
+/// which wakes the app through Apple's or Google's push service.
+///
+/// When a notification goes out:
+/// - to the registration of a session that enabled it, when a message is
+///   queued for that session while it is detached (XEP-0198: its
+///   connection dropped and it waits to be resumed);
+/// - to every registration of the user, when a message is committed to
+///   the user's offline storage (no resource could take it).
+///
+/// Only messages that matter to a person count: chat or normal ones with
+/// a body or an encrypted payload (OMEMO). The notification carries the
+/// `urn:xmpp:push:summary` form: the count of such messages waiting (in
+/// the session since it detached, or in offline storage), the last one's
+/// sender, and its body only when the operator allows it
+/// (`push_include_body`); the client's publish options go with it, to the
+/// push service only.
+///
+/// Choices where the XEP leaves room:
+/// - The service must be one of this server's components (`components`):
+///   the server does not federate, so another `jid` gets
+///   `remote-server-not-found` at once rather than failing later.
+/// - `<enable/>` without a `node` is accepted, with an empty node.
+/// - Each account may enable `push_max_registrations` services (beyond:
+///   `resource-constraint`); a service that answers `push_max_failures`
+///   notifications in a row with an error is forgotten (§7.1); one that
+///   is not connected, or does not answer within a minute, is not counted
+///   against (the notification is lost, with a log line).
+/// - A new password and deleting the account forget the registrations.
+public struct PushNotifications: ServerFeature {
+    private let settings: ServerConfig.PushSettings
+    private let publisher = PushPublisher()
+
+    /// The feature with `config`'s push settings.
+    public init(config: ServerConfig) {
+        settings = config.push
+    }
+
+    /// The push service this session enabled, if any.
+    enum Enabled: FeatureStateKey {
+        static let initialValue: PushTarget? = nil
+    }
+
+    /// How many messages were queued for the session since it detached.
+    enum WaitingSinceDetached: FeatureStateKey {
+        static let initialValue = 0
+    }
+
+    public func install(_ hooks: Hooks) {
+        guard settings.enabled else {
+            for name in ["enable", "disable"] {
+                hooks.onIQ(.set, NS.push, name, to: [.account]) { _ in
+                    throw StanzaError(.featureNotImplemented, text: "push notifications are off on this server")
+                }
+            }
+            return
+        }
+        let (settings, publisher) = (settings, publisher)
+        hooks.advertiseOnAccount(NS.push)
+        hooks.onStart { server in publisher.loadUsers(server) }
+        hooks.onIQ(.set, NS.push, "enable", to: [.account]) { request in
+            try Self.enable(request, settings: settings, publisher: publisher)
+        }
+        hooks.onIQ(.set, NS.push, "disable", to: [.account]) { request in
+            try Self.disable(request, publisher: publisher)
+        }
+        hooks.onDeliver { element, session in
+            Self.delivering(element, to: session, settings: settings, publisher: publisher)
+            return .passed
+        }
+        hooks.on(MessageStoredOffline.self) { stored in
+            guard Self.isWorthWaking(stored.message.element), let username = stored.user.localpart else { return }
+            publisher.notify(
+                username, of: Notice(message: stored.message.element, count: nil), settings: settings, server: stored.server)
+        }
+        hooks.onComponentIQResponse { iq, server in publisher.answered(iq, settings: settings, server: server) }
+    }
+
+    /// `<enable/>` (§5): stores the service and node with the client's
+    /// publish options, and marks the session as the one they wake.
+    private static func enable(_ request: IQRequest, settings: ServerConfig.PushSettings, publisher: PushPublisher) throws
+        -> IQAnswer
+    {
+        let username = try request.username()
+        let element = request.iq.payload!
+        let service = try Self.service(of: element)
+        let config = request.server.config
+        guard config.componentDomains.contains(service.domainpart) else {
+            throw StanzaError(
+                .remoteServerNotFound,
+                text: "this server does not federate: a push service must be one of its components")
+        }
+        let node = element[attribute: "node"] ?? ""
+        var options: String?
+        if let form = element.child("x", namespace: NS.dataForms) {
+            guard let parsed = DataForm(form), parsed.type == "submit", parsed.formType == NS.pubsubPublishOptions,
+                let xml = StoredStanza.serialize(form)
+            else {
+                throw StanzaError(
+                    .badRequest, text: "publish options are a submit form of type \(NS.pubsubPublishOptions)")
+            }
+            options = xml
+        }
+        let registration = PushRegistration(service: service.description, node: node, publishOptions: options)
+        let limit = settings.maxRegistrations
+        return .afterStorage({ stores in
+            let stored = try stores.pushRegistrations.register(registration, for: username, maxRegistrations: limit)
+            if stored { publisher.userRegistered(username) }
+            return stored
+        }) { stored in
+            guard stored else {
+                request.server.metrics.limitsHit.increment(.pushRegistrations)
+                throw StanzaError(.resourceConstraint, text: "at most \(limit) push services may be enabled")
+            }
+            request.session.state[Enabled.self] = PushTarget(service: registration.service, node: node)
+            request.session.log.info("push notifications to \(registration.service) enabled")
+            return .result()
+        }
+    }
+
+    /// `<disable/>` (§6): forgets the service's node, or all its nodes.
+    private static func disable(_ request: IQRequest, publisher: PushPublisher) throws -> IQAnswer {
+        let username = try request.username()
+        let element = request.iq.payload!
+        let service = try Self.service(of: element).description
+        let node = element[attribute: "node"]
+        return .afterStorage({ stores in
+            try stores.pushRegistrations.remove(service: service, node: node, of: username)
+            try publisher.forgetUnlessRegistered(username, stores)
+        }) {
+            if let enabled = request.session.state[Enabled.self], enabled.service == service,
+                node == nil || enabled.node == node
+            {
+                request.session.state[Enabled.self] = nil
+            }
+            request.session.log.info("push notifications to \(service) disabled")
+            return .result()
+        }
+    }
+
+    /// The push service an `<enable/>` or `<disable/>` names.
+    private static func service(of element: Element) throws(StanzaError) -> JID {
+        guard let text = element[attribute: "jid"], let jid = try? JID(text) else {
+            throw StanzaError(.badRequest, text: "<\(element.name)/> needs the push service's address in 'jid'")
+        }
+        return jid
+    }
+
+    /// Announces a message queued for a detached session that enabled a
+    /// push service; a session that is back resets its count.
+    private static func delivering(
+        _ element: Element, to session: ClientSession, settings: ServerConfig.PushSettings, publisher: PushPublisher
+    ) {
+        guard session.isDetached else {
+            if session.state[WaitingSinceDetached.self] != 0 { session.state[WaitingSinceDetached.self] = 0 }
+            return
+        }
+        guard let target = session.state[Enabled.self], let username = session.username, isWorthWaking(element)
+        else { return }
+        session.state[WaitingSinceDetached.self] += 1
+        let notice = Notice(message: element, count: session.state[WaitingSinceDetached.self])
+        publisher.notify(username, of: notice, only: target, settings: settings, server: session.server)
+    }
+
+    /// Whether `element` is a message a person would want to be woken for:
+    /// chat or normal, with a body or an encrypted payload.
+    static func isWorthWaking(_ element: Element) -> Bool {
+        guard let message = Message(element), message.type == .chat || message.type == .normal else { return false }
+        return message.body != nil || element.elements.contains { $0.name == "encrypted" }
+    }
+}
+
+/// A push service and node, as a session enabled them.
+struct PushTarget: Sendable, Hashable {
+    var service: String
+    var node: String
+}
+
+/// What a notification announces: the last message, and how many wait
+/// (nil: count the offline ones).
+struct Notice: Sendable {
+    var message: Element
+    var count: Int?
+}
