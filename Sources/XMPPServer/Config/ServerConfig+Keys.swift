@@ -154,6 +154,7 @@ extension ServerConfig {
         .single("push_max_registrations", \.push.maxRegistrations, .integer),
         .single("push_max_failures", \.push.maxFailures, .integer),
         .single("push_include_body", \.push.includeBody, .boolean),
+        .single("push_resume_timeout", \.push.resumeTimeout, .duration),
     ]
 
     /// The keys by name.

@@ -19,11 +19,18 @@ extension ServerConfig {
         /// The XEP advises against letting clients choose this in band
         /// (§10), so it is the operator's setting.
         public var includeBody = false
+        /// How long a session that enabled push waits to be resumed once
+        /// its connection dropped (a phone's app is suspended), instead of
+        /// `resume_timeout`; messages for it meanwhile are announced and
+        /// queued, within `sm_max_unacked`. Key `push_resume_timeout`,
+        /// default 72h, from 1m to 30d.
+        public var resumeTimeout = Duration.seconds(72 * 3600)
     }
 
     /// Checks the push settings.
     func checkPush() throws(ConfigError) {
         try require(push.maxRegistrations, in: 1...100, key: "push_max_registrations", formatNumber)
         try require(push.maxFailures, in: 1...100, key: "push_max_failures", formatNumber)
+        try require(push.resumeTimeout, in: .seconds(60)...(.seconds(30 * 86_400)), key: "push_resume_timeout", format)
     }
 }

@@ -122,6 +122,7 @@ public final class Hooks: @unchecked Sendable {
     private var hostDiscoNodeHandlers: [String: IQHandler] = [:]
     private var nonzaHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Void] = [:]
     private var streamFeatureProviders: [@Sendable (ClientSession) -> Element?] = []
+    private var detachedLifetimeProviders: [@Sendable (ClientSession) -> Duration?] = []
     private var bindInlineHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Element?] = [:]
     /// The features a Bind 2 request may enable, by namespace (XEP-0386).
     public private(set) var bindInlineFeatures: [String] = []
@@ -331,6 +332,15 @@ public final class Hooks: @unchecked Sendable {
         responseHandlers.append(handler)
     }
 
+    /// Lets a feature keep a session whose connection dropped longer than
+    /// its stream management resumption window: `provider` returns how
+    /// long (nil: the window). The longest answer wins; a shorter one
+    /// changes nothing.
+    public func keepDetached(_ provider: @escaping @Sendable (ClientSession) -> Duration?) {
+        checkInstalling()
+        detachedLifetimeProviders.append(provider)
+    }
+
     /// Runs `handler` on each result or error IQ a connected component
     /// sends to the server's domain: the answers to requests the server
     /// sent it (a push notification, XEP-0357). A handler returns true when
@@ -377,6 +387,11 @@ public final class Hooks: @unchecked Sendable {
     /// handler takes (`onAnyIQ`).
     func serviceIQHandler(_ domain: String) -> IQHandler? {
         serviceIQHandlers[domain]
+    }
+
+    /// The longest time a feature keeps `session` detached, if any does.
+    func detachedLifetime(of session: ClientSession) -> Duration? {
+        detachedLifetimeProviders.compactMap { $0(session) }.max()
     }
 
     func streamFeatures(for session: ClientSession) -> [Element] {

@@ -86,9 +86,11 @@ extension ClientSession {
     }
 
     /// Keeps the session after its connection dropped, queueing what
-    /// arrives for it, until it is resumed or the resumption window closes.
+    /// arrives for it, until it is resumed or the resumption window closes
+    /// (or the longer time a feature keeps it: `Hooks.keepDetached`).
     func detach() {
-        guard let timeout = streamManagement?.resumeTimeout else { return finish() }
+        guard let window = streamManagement?.resumeTimeout else { return finish() }
+        let timeout = max(window, server.hooks.detachedLifetime(of: self) ?? window)
         log.info("waiting \(timeout) for the client to resume")
         isDetached = true
         idleTimer?.cancel()

@@ -46,6 +46,30 @@ import XMPPTestSupport
         return Dictionary(uniqueKeysWithValues: form.fields.compactMap { field in field.name.map { ($0, field.values.first ?? "") } })
     }
 
+    /// Lets `duration` pass a minute at a time, Juliet sending whitespace
+    /// and the push service answering the server's pings; returns the
+    /// notifications the push service got meanwhile.
+    private func pass(
+        _ duration: Duration, _ server: TestServer, juliet: TestClient, push: TestComponent
+    ) -> [Element] {
+        var notifications: [Element] = []
+        var elapsed = Duration.zero
+        while elapsed < duration {
+            server.loop.advance(by: .seconds(60))
+            elapsed += .seconds(60)
+            _ = juliet.receiveElements()
+            juliet.send(" ")
+            for element in push.receiveElements() {
+                if element.child("ping", namespace: NS.ping) != nil {
+                    push.send("<iq type='result' from='push.localhost' to='localhost' id='\(element[attribute: "id"]!)'/>")
+                } else if element.child("pubsub", namespace: NS.pubsub) != nil {
+                    notifications.append(element)
+                }
+            }
+        }
+        return notifications
+    }
+
     @Test func theAccountAdvertisesPush() throws {
         let (_, romeo, _, _, _) = try setUp()
         romeo.send("<iq type='get' id='d1' to='romeo@localhost'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>")
@@ -88,6 +112,48 @@ import XMPPTestSupport
         chat("three", from: juliet)
         #expect(again.receiveElements().compactMap { $0.childText("body") } == ["three"])
         #expect(notifications(push).isEmpty, "a connected session needs no push")
+    }
+
+    @Test func aPushSessionWaitsHoursToBeResumedAndThenGetsEverythingOnce() throws {
+        let (server, romeo, juliet, push, enabled) = try setUp()
+        romeo.session.transportClosed()
+        var sent = pass(.seconds(3600), server, juliet: juliet, push: push)
+        chat("after an hour", from: juliet)
+        sent += pass(.seconds(10 * 3600), server, juliet: juliet, push: push)
+        chat("after eleven", from: juliet)
+        sent += notifications(push)
+        #expect(try sent.map { try summary($0)["message-count"] } == ["1", "2"])
+        let again = server.connect()
+        try again.openStream()
+        try again.authenticate("romeo", "pw")
+        again.send("<resume xmlns='urn:xmpp:sm:3' previd='\(enabled[attribute: "id"]!)' h='1'/>")
+        let elements = again.receiveElements()
+        #expect(elements.first?.name == "resumed")
+        #expect(elements.compactMap { $0.name == "message" ? $0.childText("body") : nil } == ["after an hour", "after eleven"])
+    }
+
+    @Test func pastThePushResumeTimeoutTheSessionEndsAndItsMessagesWaitOffline() throws {
+        let (server, romeo, juliet, push, _) = try setUp { $0.push.resumeTimeout = .seconds(600) }
+        romeo.session.transportClosed()
+        chat("queued", from: juliet)
+        var sent = pass(.seconds(540), server, juliet: juliet, push: push)
+        #expect(server.context.sessions.session(try JID("romeo@localhost/orchard")) != nil)
+        sent += pass(.seconds(120), server, juliet: juliet, push: push)
+        #expect(server.context.sessions.session(try JID("romeo@localhost/orchard")) == nil)
+        #expect(sent.count == 2, "queued, then handed to offline storage")
+        let late = server.connect()
+        try late.login("romeo", "pw", resource: "orchard")
+        late.send("<presence/>")
+        #expect(late.receiveElements().compactMap { $0.name == "message" ? $0.childText("body") : nil } == ["queued"])
+    }
+
+    @Test func withoutPushTheResumptionWindowIsResumeTimeout() throws {
+        let (server, romeo, _, _, _) = try setUp()
+        romeo.send("<iq type='set' id='x'><disable xmlns='urn:xmpp:push:0' jid='push.localhost'/></iq>")
+        _ = romeo.receiveElements()
+        romeo.session.transportClosed()
+        server.loop.advance(by: .seconds(301))
+        #expect(server.context.sessions.session(try JID("romeo@localhost/orchard")) == nil)
     }
 
     @Test func theBodyGoesOnlyWhenTheOperatorAllowsIt() throws {

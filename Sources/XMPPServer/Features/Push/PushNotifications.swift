@@ -7,6 +7,14 @@ import XMPPStorage
 /// the user while the client cannot take it is announced to that service,
 /// which wakes the app through Apple's or Google's push service.
 ///
+/// A session that enabled push is kept for `push_resume_timeout` (72 hours)
+/// once its connection drops, rather than `resume_timeout`: an iOS app is
+/// suspended seconds after it leaves the screen, and resumes its session
+/// when the user opens it, hours later. What arrives meanwhile is queued,
+/// within `sm_max_unacked` (beyond it the session ends and its messages go
+/// to offline storage), and delivered once, in order, on resumption. Its
+/// presence stays as the client last set it, as Prosody's does.
+///
 /// When a notification goes out:
 /// - to the registration of a session that enabled it, when a message is
 ///   queued for that session while it is detached (XEP-0198: its
@@ -70,6 +78,7 @@ public struct PushNotifications: ServerFeature {
         hooks.onIQ(.set, NS.push, "disable", to: [.account]) { request in
             try Self.disable(request, publisher: publisher)
         }
+        hooks.keepDetached { session in session.state[Enabled.self] == nil ? nil : settings.resumeTimeout }
         hooks.onDeliver { element, session in
             Self.delivering(element, to: session, settings: settings, publisher: publisher)
             return .passed
