@@ -1,8 +1,11 @@
 #ifndef SWIFTLET_COPENSSL_SHIM_H
 #define SWIFTLET_COPENSSL_SHIM_H
-// OpenSSL: digests, HMAC, PBKDF2 and randomness for SASL; TLS for the server
-// and the client. Macros Swift cannot import get a static inline wrapper here.
+// OpenSSL: digests, HMAC, PBKDF2 and randomness for SASL; ES256 signatures
+// for push provider tokens; TLS for the server and the client. Macros Swift
+// cannot import get a static inline wrapper here.
+#include <openssl/bn.h>
 #include <openssl/crypto.h>
+#include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>

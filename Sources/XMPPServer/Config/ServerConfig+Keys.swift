@@ -155,6 +155,15 @@ extension ServerConfig {
         .single("push_max_failures", \.push.maxFailures, .integer),
         .single("push_include_body", \.push.includeBody, .boolean),
         .single("push_resume_timeout", \.push.resumeTimeout, .duration),
+        .single("apns_key_file", \.push.apns.keyFile, .string),
+        .single("apns_key_id", \.push.apns.keyID, .string),
+        .single("apns_team_id", \.push.apns.teamID, .string),
+        .single("apns_topic", \.push.apns.topic, .string),
+        .single("apns_environment", \.push.apns.environment, .choice(APNs.Environment.self)),
+        .single("apns_push_type", \.push.apns.pushType, .choice(APNs.PushType.self)),
+        .single("apns_service", \.push.apns.service, .string),
+        .single("apns_endpoint", \.push.apns.endpoint, .string),
+        .single("apns_ca_file", \.push.apns.caFile, .string),
     ]
 
     /// The keys by name.

@@ -30,9 +30,13 @@ import XMPPStorage
 /// (`push_include_body`); the client's publish options go with it, to the
 /// push service only.
 ///
+/// The push service is one of this server's components (`components`), or
+/// its built-in APNs service (`apns_*`, at `apns.<domain>`), which sends to
+/// Apple for the developer's own app: the node is then the app's device
+/// token, in hex (`APNsClient`).
+///
 /// Choices where the XEP leaves room:
-/// - The service must be one of this server's components (`components`):
-///   the server does not federate, so another `jid` gets
+/// - The server does not federate, so a `jid` that is neither gets
 ///   `remote-server-not-found` at once rather than failing later.
 /// - `<enable/>` without a `node` is accepted, with an empty node.
 /// - Each account may enable `push_max_registrations` services (beyond:
@@ -43,11 +47,13 @@ import XMPPStorage
 /// - A new password and deleting the account forget the registrations.
 public struct PushNotifications: ServerFeature {
     private let settings: ServerConfig.PushSettings
+    private let apnsService: String
     private let publisher = PushPublisher()
 
     /// The feature with `config`'s push settings.
     public init(config: ServerConfig) {
         settings = config.push
+        apnsService = config.apnsService
     }
 
     /// The push service this session enabled, if any.
@@ -71,7 +77,11 @@ public struct PushNotifications: ServerFeature {
         }
         let (settings, publisher) = (settings, publisher)
         hooks.advertiseOnAccount(NS.push)
-        hooks.onStart { server in publisher.loadUsers(server) }
+        if settings.apns.isEnabled { hooks.addServiceDomain(apnsService) }
+        hooks.onStart { server in
+            publisher.loadUsers(server)
+            publisher.startAPNs(server)
+        }
         hooks.onIQ(.set, NS.push, "enable", to: [.account]) { request in
             try Self.enable(request, settings: settings, publisher: publisher)
         }
@@ -100,15 +110,21 @@ public struct PushNotifications: ServerFeature {
         let element = request.iq.payload!
         let service = try Self.service(of: element)
         let config = request.server.config
-        guard config.componentDomains.contains(service.domainpart) else {
+        let node = element[attribute: "node"] ?? ""
+        if config.push.apns.isEnabled, service.description == config.apnsService {
+            guard (32...400).contains(node.count), node.count % 2 == 0, node.allSatisfy(\.isHexDigit) else {
+                throw StanzaError(.badRequest, text: "the node of \(service) is the app's device token, in hex")
+            }
+        } else if !config.componentDomains.contains(service.domainpart) {
             throw StanzaError(
                 .remoteServerNotFound,
                 text: "this server does not federate: a push service must be one of its components")
         }
-        let node = element[attribute: "node"] ?? ""
         var options: String?
         if let form = element.child("x", namespace: NS.dataForms) {
-            guard let parsed = DataForm(form), parsed.type == "submit", parsed.formType == NS.pubsubPublishOptions,
+            // COMPAT: XMPPFramework's form (XMPPIQ+XEP_0357) has no `type`.
+            guard let parsed = DataForm(form), parsed.type == nil || parsed.type == "submit",
+                parsed.formType == NS.pubsubPublishOptions,
                 let xml = StoredStanza.serialize(form)
             else {
                 throw StanzaError(

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import XMPPCore
+import XMPPNet
 import XMPPStorage
 
 /// Sends push notifications (XEP-0357 §7) and hears their answers, for
@@ -37,6 +38,23 @@ final class PushPublisher: Sendable {
     static let maxPending = 10_000
 
     private let state = Mutex(State())
+    /// The built-in APNs service's client, once the server has started.
+    private let apns = Mutex<APNsClient?>(nil)
+
+    /// Starts the built-in APNs service (`apns_key_file`), on the loop
+    /// `server` runs on; logs why not if it cannot.
+    func startAPNs(_ server: ServerContext) {
+        let config = server.config
+        guard config.push.apns.isEnabled, let loop = server.loop as? EventLoop else { return }
+        do {
+            let client = try APNsClient(
+                settings: config.push.apns, endpoint: config.apnsEndpoint, log: server.log, on: loop)
+            apns.withLock { $0 = client }
+            server.log.notice("push service \(config.apnsService): APNs \(config.apnsEndpoint), topic \(config.push.apns.topic)")
+        } catch {
+            server.log.error("push service \(config.apnsService) is off: \(error)")
+        }
+    }
 
     /// Reads which users have registrations, once, at start.
     func loadUsers(_ server: ServerContext) {
@@ -80,7 +98,7 @@ final class PushPublisher: Sendable {
                     let summary = PushSummary(
                         count: count, sender: notice.message[attribute: "from"],
                         body: settings.includeBody ? Message(notice.message)?.body : nil)
-                    publish(summary, to: registration, for: username, server: server)
+                    publish(summary, to: registration, for: username, settings: settings, server: server)
                 }
             case .failure(let error):
                 server.log.error("push registrations of \(username) not read: \(error)")
@@ -91,8 +109,12 @@ final class PushPublisher: Sendable {
     /// Sends one notification to the component that is `registration`'s
     /// push service.
     private func publish(
-        _ summary: PushSummary, to registration: PushRegistration, for username: String, server: ServerContext
+        _ summary: PushSummary, to registration: PushRegistration, for username: String,
+        settings: ServerConfig.PushSettings, server: ServerContext
     ) {
+        if registration.service == server.config.apnsService {
+            return sendToAPNs(summary, to: registration, for: username, settings: settings, server: server)
+        }
         guard let service = try? JID(registration.service),
             let component = server.components.component(service.domainpart)
         else {
@@ -117,6 +139,37 @@ final class PushPublisher: Sendable {
             PushSummary.publishRequest(
                 summary, id: id, from: server.domain, to: registration.service, node: registration.node,
                 publishOptions: options))
+    }
+
+    /// Sends one notification through the built-in APNs service, the
+    /// registration's node being the device token.
+    private func sendToAPNs(
+        _ summary: PushSummary, to registration: PushRegistration, for username: String,
+        settings: ServerConfig.PushSettings, server: ServerContext
+    ) {
+        guard let client = apns.withLock({ $0 }) else {
+            server.log.info("push service \(registration.service) of \(username) is off; notification lost")
+            return
+        }
+        let pushType = settings.apns.pushType
+        let notification = APNsClient.Notification(
+            deviceToken: registration.node, payload: summary.apnsPayload(pushType), pushType: pushType,
+            collapseID: summary.collapseID)
+        let target = PushTarget(service: registration.service, node: registration.node)
+        // The answer comes on the APNs client's loop; the registration is
+        // updated from the loop the notification came from.
+        let origin = LoopBound(server, on: server.loop)
+        client.send(notification) { [self] outcome in
+            origin.execute { [self] server in
+                switch outcome {
+                case .delivered: record(.accepted, username, target, settings, server)
+                case .unregistered(let reason): record(.gone(reason: reason), username, target, settings, server)
+                // Apple unreachable, or refusing our key or topic: the
+                // device's registration is not to blame (logged already).
+                case .failed: break
+                }
+            }
+        }
     }
 
     /// Takes the pending notifications past their deadline, or beyond
@@ -150,30 +203,56 @@ final class PushPublisher: Sendable {
             return pending
         }
         guard let pending else { return false }
-        let (username, target, limit) = (pending.username, pending.target, settings.maxFailures)
-        let failed = iq.type == .error
+        record(iq.type == .error ? .refused : .accepted, pending.username, pending.target, settings, server)
+        return true
+    }
+
+    /// How a push service took a notification.
+    enum Answer {
+        /// It took it: the registration's failures are forgotten.
+        case accepted
+        /// It refused it: one more failure in a row (§7.1).
+        case refused
+        /// The device is gone (APNs: the token is no longer valid): the
+        /// registration is removed at once.
+        case gone(reason: String)
+    }
+
+    /// Updates the registration `target` of `username` after `answer`.
+    private func record(
+        _ answer: Answer, _ username: String, _ target: PushTarget, _ settings: ServerConfig.PushSettings,
+        _ server: ServerContext
+    ) {
+        let limit = settings.maxFailures
         server.storage.run(on: server.loop, { [self] stores -> Int in
             let registrations = stores.pushRegistrations
-            guard failed else {
+            switch answer {
+            case .accepted:
                 try registrations.clearFailures(service: target.service, node: target.node, of: username)
                 return 0
+            case .refused:
+                let failures = try registrations.recordFailure(
+                    service: target.service, node: target.node, of: username, limit: limit)
+                if failures >= limit { try forgetUnlessRegistered(username, stores) }
+                return failures
+            case .gone:
+                try registrations.remove(service: target.service, node: target.node, of: username)
+                try forgetUnlessRegistered(username, stores)
+                return limit
             }
-            let failures = try registrations.recordFailure(
-                service: target.service, node: target.node, of: username, limit: limit)
-            if failures >= limit { try forgetUnlessRegistered(username, stores) }
-            return failures
         }) { result in
-            switch result {
-            case .success(let failures) where failures >= limit:
+            switch (result, answer) {
+            case (.success, .gone(let reason)):
+                server.log.notice("push service \(target.service) of \(username): the device is gone (\(reason)); disabled")
+            case (.success(let failures), _) where failures >= limit:
                 server.log.notice("push service \(target.service) of \(username) refused \(failures) in a row; disabled")
-            case .success(let failures) where failures > 0:
+            case (.success(let failures), _) where failures > 0:
                 server.log.info("push service \(target.service) of \(username) refused a notification (\(failures) in a row)")
-            case .success:
+            case (.success, _):
                 break
-            case .failure(let error):
+            case (.failure(let error), _):
                 server.log.error("push registration of \(username) not updated: \(error)")
             }
         }
-        return true
     }
 }
