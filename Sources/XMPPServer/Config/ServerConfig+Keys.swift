@@ -155,6 +155,7 @@ extension ServerConfig {
         .single("push_max_failures", \.push.maxFailures, .integer),
         .single("push_include_body", \.push.includeBody, .boolean),
         .single("push_resume_timeout", \.push.resumeTimeout, .duration),
+        .single("push_hibernation_show", \.push.hibernationShow, .choice(HibernationShow.self)),
         .single("apns_key_file", \.push.apns.keyFile, .string),
         .single("apns_key_id", \.push.apns.keyID, .string),
         .single("apns_team_id", \.push.apns.teamID, .string),

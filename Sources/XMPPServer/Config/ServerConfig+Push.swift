@@ -25,9 +25,19 @@ extension ServerConfig {
         /// queued, within `sm_max_unacked`. Key `push_resume_timeout`,
         /// default 72h, from 1m to 30d.
         public var resumeTimeout = Duration.seconds(72 * 3600)
+        /// What the contacts see of a resource whose app is suspended (its
+        /// session detached, waiting to be resumed): `xa` or `away` in
+        /// place of its last presence until it is back, or `unchanged`.
+        /// Key `push_hibernation_show`, default `xa`.
+        public var hibernationShow = HibernationShow.xa
         /// The built-in push service that sends to Apple's push service
         /// for the developer's own iOS app.
         public var apns = APNs()
+    }
+
+    /// What a hibernating resource shows (`push_hibernation_show`).
+    public enum HibernationShow: String, Sendable, CaseIterable {
+        case xa, away, unchanged
     }
 
     /// The built-in APNs push service: a push service address of this

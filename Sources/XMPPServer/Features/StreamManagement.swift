@@ -70,6 +70,7 @@ public struct StreamManagement: ServerFeature {
         case .resumed(let old, let resumed):
             old.send(resumed)
             old.resendUnacknowledged()
+            old.server.hooks.sessionResumed(old)
             // What the client sent after <resume/> is the resumed session's.
             old.handleQueuedEvents()
         }

@@ -314,6 +314,9 @@ public struct Subscriptions: ServerFeature {
                         if type == .subscribe || session.state[RosterInterest.self] { session.send(stanza) }
                     }
                 }
+                if type == .subscribe, let contact = try? JID(stanza[attribute: "from"] ?? "") {
+                    server.hooks.fire(SubscriptionRequested(user: user, contact: contact.bare, server: server))
+                }
             case .presence(let from, let to, let type):
                 server.sendCurrentPresence(of: from, to: to, type: type)
             case .approved(let user, let contact):

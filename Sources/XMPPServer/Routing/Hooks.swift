@@ -123,6 +123,8 @@ public final class Hooks: @unchecked Sendable {
     private var nonzaHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Void] = [:]
     private var streamFeatureProviders: [@Sendable (ClientSession) -> Element?] = []
     private var detachedLifetimeProviders: [@Sendable (ClientSession) -> Duration?] = []
+    private var detachedHandlers: [@Sendable (ClientSession) -> Void] = []
+    private var resumedHandlers: [@Sendable (ClientSession) -> Void] = []
     private var bindInlineHandlers: [NonzaKey: @Sendable (Element, ClientSession) -> Element?] = [:]
     /// The features a Bind 2 request may enable, by namespace (XEP-0386).
     public private(set) var bindInlineFeatures: [String] = []
@@ -341,6 +343,20 @@ public final class Hooks: @unchecked Sendable {
         detachedLifetimeProviders.append(provider)
     }
 
+    /// Runs `handler` when a session's connection dropped and the session
+    /// waits to be resumed (XEP-0198), its queue taking what comes for it.
+    public func onDetached(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+        checkInstalling()
+        detachedHandlers.append(handler)
+    }
+
+    /// Runs `handler` when a detached session was resumed on a new
+    /// connection, after `<resumed/>` went out.
+    public func onResumed(_ handler: @escaping @Sendable (ClientSession) -> Void) {
+        checkInstalling()
+        resumedHandlers.append(handler)
+    }
+
     /// Runs `handler` on each result or error IQ a connected component
     /// sends to the server's domain: the answers to requests the server
     /// sent it (a push notification, XEP-0357). A handler returns true when
@@ -387,6 +403,14 @@ public final class Hooks: @unchecked Sendable {
     /// handler takes (`onAnyIQ`).
     func serviceIQHandler(_ domain: String) -> IQHandler? {
         serviceIQHandlers[domain]
+    }
+
+    func sessionDetached(_ session: ClientSession) {
+        for handler in detachedHandlers { handler(session) }
+    }
+
+    func sessionResumed(_ session: ClientSession) {
+        for handler in resumedHandlers { handler(session) }
     }
 
     /// The longest time a feature keeps `session` detached, if any does.

@@ -17,6 +17,7 @@ import XMPPStorage
 /// | `VCardStored`       | VCardTemp          | AvatarConversion (XEP-0398)                         |
 /// | `PresenceSubscriptionApproved` | Subscriptions | PEP (last items to the new subscriber) |
 /// | `MessageStoredOffline` | OfflineMessages  | PushNotifications (wakes the user's clients)        |
+/// | `SubscriptionRequested` | Subscriptions   | PushNotifications (wakes the user's clients)        |
 public protocol ServerEvent {}
 
 /// A resource's initial presence has been broadcast (RFC 6121 §4.2) and
@@ -93,6 +94,17 @@ public struct MessageStoredOffline: ServerEvent {
     public let message: Message
     /// The user it waits for (a bare JID).
     public let user: JID
+    /// The server it happened on.
+    public let server: ServerContext
+}
+
+/// A presence subscription request reached a user (RFC 6121 §3.1.3): sent
+/// to the available resources, or kept for the next login.
+public struct SubscriptionRequested: ServerEvent {
+    /// The user asked (a bare JID).
+    public let user: JID
+    /// Who asks.
+    public let contact: JID
     /// The server it happened on.
     public let server: ServerContext
 }

@@ -149,6 +149,7 @@ extension ClientSession {
                 old.send(success)
                 old.sendFeatures()
                 old.resendUnacknowledged()
+                old.server.hooks.sessionResumed(old)
                 return old.continueInput()
             case .failed(let failed):
                 results.append(failed)

@@ -104,6 +104,7 @@ extension ClientSession {
             self.log.info("not resumed in time")
             self.finish()
         }
+        server.hooks.sessionDetached(self)
     }
 
     /// Continues this session on `new`'s connection, where its client

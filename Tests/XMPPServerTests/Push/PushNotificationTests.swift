@@ -156,6 +156,33 @@ import XMPPTestSupport
         #expect(server.context.sessions.session(try JID("romeo@localhost/orchard")) == nil)
     }
 
+    @Test func contactsSeeAHibernatingResourceAsXAUntilItIsResumed() throws {
+        var config = ServerConfig()
+        config.components.services = [ServerConfig.Component(domain: "push", secret: "s3cret")]
+        let (server, romeo, juliet) = try romeoAndJulietAsContacts(config: config.validated())
+        let push = TestComponent(server: server)
+        try push.connect(to: "push.localhost")
+        romeo.send("<presence><status>in the orchard</status><priority>5</priority></presence>")
+        romeo.send("<enable xmlns='urn:xmpp:sm:3' resume='true'/>")
+        romeo.send("<iq type='set' id='e1'><enable xmlns='urn:xmpp:push:0' jid='push.localhost' node='n1'/></iq>")
+        let enabled = try #require(romeo.receiveElements().first { $0.name == "enabled" })
+        _ = juliet.receiveElements()
+        romeo.session.transportClosed()
+        let idle = try #require(juliet.receiveElements().first { $0.name == "presence" })
+        #expect(idle[attribute: "from"] == "romeo@localhost/orchard" && idle[attribute: "type"] == nil)
+        #expect(idle.childText("show") == "xa" && idle.childText("status") == "in the orchard")
+        #expect(idle.childText("priority") == "5")
+
+        let again = server.connect()
+        try again.openStream()
+        try again.authenticate("romeo", "pw")
+        again.send("<resume xmlns='urn:xmpp:sm:3' previd='\(enabled[attribute: "id"]!)' h='0'/>")
+        #expect(again.receiveElements().first?.name == "resumed")
+        let back = try #require(juliet.receiveElements().first { $0.name == "presence" })
+        #expect(back.childText("show") == nil && back.childText("status") == "in the orchard")
+        #expect(back.child("delay", namespace: NS.delay) == nil)
+    }
+
     @Test func theBodyGoesOnlyWhenTheOperatorAllowsIt() throws {
         let (_, romeo, juliet, push, _) = try setUp { $0.push.includeBody = true }
         romeo.session.transportClosed()
@@ -179,6 +206,20 @@ import XMPPTestSupport
         #expect(nodes == ["n1", "n2", "n1", "n2"])
         #expect(try sent.map { try summary($0)["message-count"] } == ["1", "1", "2", "2"])
         #expect(sent[1].child("pubsub", namespace: NS.pubsub)?.child("publish-options", namespace: NS.pubsub) == nil)
+    }
+
+    @Test func aSubscriptionRequestIsAnnouncedWithThePendingCount() throws {
+        let (server, romeo, juliet, push, _) = try setUp()
+        romeo.send("</stream:stream>")
+        server.loop.run()
+        _ = push.receiveElements()
+        juliet.send("<presence type='subscribe' to='romeo@localhost'/>")
+        let notification = try #require(notifications(push).first)
+        #expect(
+            try summary(notification) == [
+                "FORM_TYPE": NS.pushSummary, "pending-subscription-count": "1", "last-message-sender": "juliet@localhost",
+            ])
+        #expect(notifications(push).isEmpty, "once")
     }
 
     @Test func disablingStopsTheNotifications() throws {

@@ -56,7 +56,8 @@ struct ScansionTests {
             contact_security = xmpp:security@localhost
             contact_status = gopher://status.localhost
             contact_support = https://localhost/support.html, xmpp:support@localhost
-            """
+            """,
+        "swiftlet_push": "components = push-5=s3cret",
     ]
 
     /// Changes to a script's text where it asserts a value the RFCs leave

@@ -12,15 +12,19 @@ import XMPPStorage
 /// suspended seconds after it leaves the screen, and resumes its session
 /// when the user opens it, hours later. What arrives meanwhile is queued,
 /// within `sm_max_unacked` (beyond it the session ends and its messages go
-/// to offline storage), and delivered once, in order, on resumption. Its
-/// presence stays as the client last set it, as Prosody's does.
+/// to offline storage), and delivered once, in order, on resumption.
+/// Meanwhile its contacts see it `xa` (`push_hibernation_show`): its last
+/// presence with that `<show/>`, as if the user had gone idle, and the
+/// presence it had again once it is resumed.
 ///
 /// When a notification goes out:
 /// - to the registration of a session that enabled it, when a message is
 ///   queued for that session while it is detached (XEP-0198: its
 ///   connection dropped and it waits to be resumed);
 /// - to every registration of the user, when a message is committed to
-///   the user's offline storage (no resource could take it).
+///   the user's offline storage (no resource could take it);
+/// - for a presence subscription request, in the same two cases (with
+///   `pending-subscription-count`).
 ///
 /// Only messages that matter to a person count: chat or normal ones with
 /// a body or an encrypted payload (OMEMO). The notification carries the
@@ -61,6 +65,12 @@ public struct PushNotifications: ServerFeature {
         static let initialValue: PushTarget? = nil
     }
 
+    /// The presence a hibernating session showed before, to show again
+    /// when it is resumed.
+    enum PresenceBeforeHibernation: FeatureStateKey {
+        static let initialValue: Element? = nil
+    }
+
     /// How many messages were queued for the session since it detached.
     enum WaitingSinceDetached: FeatureStateKey {
         static let initialValue = 0
@@ -89,6 +99,10 @@ public struct PushNotifications: ServerFeature {
             try Self.disable(request, publisher: publisher)
         }
         hooks.keepDetached { session in session.state[Enabled.self] == nil ? nil : settings.resumeTimeout }
+        if settings.hibernationShow != .unchanged {
+            hooks.onDetached { session in Self.hibernate(session, show: settings.hibernationShow) }
+            hooks.onResumed { session in Self.wake(session) }
+        }
         hooks.onDeliver { element, session in
             Self.delivering(element, to: session, settings: settings, publisher: publisher)
             return .passed
@@ -96,7 +110,10 @@ public struct PushNotifications: ServerFeature {
         hooks.on(MessageStoredOffline.self) { stored in
             guard Self.isWorthWaking(stored.message.element), let username = stored.user.localpart else { return }
             publisher.notify(
-                username, of: Notice(message: stored.message.element, count: nil), settings: settings, server: stored.server)
+                username, of: .message(stored.message.element, count: nil), settings: settings, server: stored.server)
+        }
+        hooks.on(SubscriptionRequested.self) { request in
+            Self.subscriptionRequested(request, settings: settings, publisher: publisher)
         }
         hooks.onComponentIQResponse { iq, server in publisher.answered(iq, settings: settings, server: server) }
     }
@@ -189,8 +206,49 @@ public struct PushNotifications: ServerFeature {
         guard let target = session.state[Enabled.self], let username = session.username, isWorthWaking(element)
         else { return }
         session.state[WaitingSinceDetached.self] += 1
-        let notice = Notice(message: element, count: session.state[WaitingSinceDetached.self])
+        let notice = Notice.message(element, count: session.state[WaitingSinceDetached.self])
         publisher.notify(username, of: notice, only: target, settings: settings, server: session.server)
+    }
+
+    /// A session that enabled push detached: its available presence is
+    /// broadcast again with `show` (the status kept), as if the client had
+    /// gone idle, and the one it had is kept for its return.
+    private static func hibernate(_ session: ClientSession, show: ServerConfig.HibernationShow) {
+        guard session.state[Enabled.self] != nil, let presence = session.handle?.presence?.presence else { return }
+        session.state[PresenceBeforeHibernation.self] = presence
+        var idle = Element("presence", namespace: NS.client)
+        idle.append(Element("show", namespace: NS.client, children: [.text(show.rawValue)]))
+        for child in presence.elements where child.name != "show" && child.name != "delay" { idle.append(child) }
+        session.server.router.route(idle, from: session)
+    }
+
+    /// A hibernating session was resumed: its presence before is broadcast
+    /// again (the router drops the server's delay stamp).
+    private static func wake(_ session: ClientSession) {
+        guard let presence = session.state[PresenceBeforeHibernation.self] else { return }
+        session.state[PresenceBeforeHibernation.self] = nil
+        var again = presence
+        again[attribute: "from"] = nil
+        session.server.router.route(again, from: session)
+    }
+
+    /// Announces a subscription request to a user with no connected
+    /// resource: to every registration when no session is left, else to
+    /// those of the detached sessions that enabled push.
+    private static func subscriptionRequested(
+        _ request: SubscriptionRequested, settings: ServerConfig.PushSettings, publisher: PushPublisher
+    ) {
+        guard let username = request.user.localpart else { return }
+        let server = request.server
+        let notice = Notice.subscriptionRequest(from: request.contact)
+        let sessions = server.sessions.sessions(of: request.user)
+        guard !sessions.isEmpty else { return publisher.notify(username, of: notice, settings: settings, server: server) }
+        for handle in sessions {
+            handle.withSession { session in
+                guard session.isDetached, let target = session.state[Enabled.self] else { return }
+                publisher.notify(username, of: notice, only: target, settings: settings, server: session.server)
+            }
+        }
     }
 
     /// Whether `element` is a message a person would want to be woken for:
@@ -207,9 +265,10 @@ struct PushTarget: Sendable, Hashable {
     var node: String
 }
 
-/// What a notification announces: the last message, and how many wait
-/// (nil: count the offline ones).
-struct Notice: Sendable {
-    var message: Element
-    var count: Int?
+/// What a notification announces.
+enum Notice: Sendable {
+    /// A message, and how many wait (nil: count the offline ones).
+    case message(Element, count: Int?)
+    /// A request to subscribe to the user's presence, from `contact`.
+    case subscriptionRequest(from: JID)
 }

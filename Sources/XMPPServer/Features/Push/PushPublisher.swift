@@ -89,15 +89,22 @@ final class PushPublisher: Sendable {
             var registrations = try stores.pushRegistrations.registrations(of: username)
             if registrations.isEmpty { state.withLock { _ = $0.users.remove(username) } }
             if let target { registrations.removeAll { $0.service != target.service || $0.node != target.node } }
-            let count = try registrations.isEmpty ? 0 : notice.count ?? stores.offline.count(for: username)
-            return (registrations, count)
+            guard !registrations.isEmpty else { return (registrations, PushSummary(sender: nil)) }
+            var summary: PushSummary
+            switch notice {
+            case .message(let message, let count):
+                summary = PushSummary(sender: message[attribute: "from"])
+                summary.count = try count ?? stores.offline.count(for: username)
+                if settings.includeBody { summary.body = Message(message)?.body }
+            case .subscriptionRequest(let contact):
+                summary = PushSummary(sender: contact.description)
+                summary.pendingSubscriptions = try stores.roster.items(of: username).count(where: { $0.state.pendingIn })
+            }
+            return (registrations, summary)
         }) { [self] result in
             switch result {
-            case .success(let (registrations, count)):
+            case .success(let (registrations, summary)):
                 for registration in registrations {
-                    let summary = PushSummary(
-                        count: count, sender: notice.message[attribute: "from"],
-                        body: settings.includeBody ? Message(notice.message)?.body : nil)
                     publish(summary, to: registration, for: username, settings: settings, server: server)
                 }
             case .failure(let error):

@@ -4,37 +4,47 @@ import XMPPCore
 /// What a push notification tells (XEP-0357 §7, the
 /// `urn:xmpp:push:summary` form), and the publish request that carries it.
 struct PushSummary: Sendable, Equatable {
-    /// How many messages wait (`message-count`).
-    var count: Int
-    /// Who sent the last one (`last-message-sender`).
+    /// Who sent the last message, or the subscription request
+    /// (`last-message-sender`).
     var sender: String?
-    /// What it said (`last-message-body`), when the operator allows it.
+    /// How many messages wait (`message-count`), for a message.
+    var count: Int?
+    /// How many subscription requests wait
+    /// (`pending-subscription-count`), for a request.
+    var pendingSubscriptions: Int?
+    /// What the message said (`last-message-body`), when the operator
+    /// allows it.
     var body: String?
 
     /// The summary as a submit form.
     var form: DataForm {
-        var fields = [
-            DataForm.Field("FORM_TYPE", type: "hidden", values: [NS.pushSummary]),
-            DataForm.Field("message-count", values: [String(count)]),
-        ]
+        var fields = [DataForm.Field("FORM_TYPE", type: "hidden", values: [NS.pushSummary])]
+        if let count { fields.append(DataForm.Field("message-count", values: [String(count)])) }
+        if let pendingSubscriptions {
+            fields.append(DataForm.Field("pending-subscription-count", values: [String(pendingSubscriptions)]))
+        }
         if let sender { fields.append(DataForm.Field("last-message-sender", values: [sender])) }
         if let body { fields.append(DataForm.Field("last-message-body", values: [body])) }
         return DataForm(type: "submit", fields: fields)
     }
 
     /// The APNs payload (Apple's "Generating a remote notification"): an
-    /// alert titled with the sender, its text (or "New message"), the count
-    /// as the badge; or, for a background push, only `content-available`.
-    /// The summary is also under `xmpp` for the app.
+    /// alert titled with the sender, the text (or "New message", or
+    /// "Contact request"), the count as the badge; or, for a background
+    /// push, only `content-available`. The summary is also under `xmpp`
+    /// for the app.
     func apnsPayload(_ pushType: ServerConfig.APNs.PushType) -> [UInt8] {
-        var xmpp: [String: Any] = ["count": count]
-        if let sender { xmpp["from"] = sender }
+        var xmpp: [String: Any] = [:]
+        xmpp["count"] = count
+        xmpp["pending-subscriptions"] = pendingSubscriptions
+        xmpp["from"] = sender
+        let text = body ?? (pendingSubscriptions == nil ? "New message" : "Contact request")
         let aps: [String: Any] =
             switch pushType {
             case .alert:
                 [
-                    "alert": ["title": bareSender ?? "Message", "body": body ?? "New message"],
-                    "badge": count, "sound": "default", "mutable-content": 1,
+                    "alert": ["title": bareSender ?? "Message", "body": text],
+                    "badge": count ?? pendingSubscriptions ?? 1, "sound": "default", "mutable-content": 1,
                 ]
             case .background:
                 ["content-available": 1]
