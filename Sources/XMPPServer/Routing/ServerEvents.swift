@@ -18,6 +18,7 @@ import XMPPStorage
 /// | `PresenceSubscriptionApproved` | Subscriptions | PEP (last items to the new subscriber) |
 /// | `MessageStoredOffline` | OfflineMessages  | PushNotifications (wakes the user's clients)        |
 /// | `SubscriptionRequested` | Subscriptions   | PushNotifications (wakes the user's clients)        |
+/// | `GroupChatMention`  | MultiUserChat      | PushNotifications (wakes a suspended occupant)      |
 public protocol ServerEvent {}
 
 /// A resource's initial presence has been broadcast (RFC 6121 §4.2) and
@@ -105,6 +106,17 @@ public struct SubscriptionRequested: ServerEvent {
     public let user: JID
     /// Who asks.
     public let contact: JID
+    /// The server it happened on.
+    public let server: ServerContext
+}
+
+/// A groupchat message naming an occupant's nickname went to one of its
+/// resources (XEP-0045 §7.4).
+public struct GroupChatMention: ServerEvent {
+    /// The resource that got it (a full JID).
+    public let occupant: JID
+    /// The message, from the sender's room address.
+    public let message: Element
     /// The server it happened on.
     public let server: ServerContext
 }

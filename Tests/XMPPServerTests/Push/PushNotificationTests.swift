@@ -156,16 +156,28 @@ import XMPPTestSupport
         #expect(server.context.sessions.session(try JID("romeo@localhost/orchard")) == nil)
     }
 
-    @Test func contactsSeeAHibernatingResourceAsXAUntilItIsResumed() throws {
+    /// A configuration with the push service `push.localhost`.
+    private static func configWithPushService() throws -> ServerConfig {
         var config = ServerConfig()
         config.components.services = [ServerConfig.Component(domain: "push", secret: "s3cret")]
-        let (server, romeo, juliet) = try romeoAndJulietAsContacts(config: config.validated())
+        return try config.validated()
+    }
+
+    /// Connects the push service and has Romeo turn on stream management
+    /// with resumption, then push; returns the service and Romeo's
+    /// `<enabled/>`.
+    private func enablePush(on server: TestServer, for romeo: TestClient) throws -> (TestComponent, enabled: Element) {
         let push = TestComponent(server: server)
         try push.connect(to: "push.localhost")
-        romeo.send("<presence><status>in the orchard</status><priority>5</priority></presence>")
         romeo.send("<enable xmlns='urn:xmpp:sm:3' resume='true'/>")
         romeo.send("<iq type='set' id='e1'><enable xmlns='urn:xmpp:push:0' jid='push.localhost' node='n1'/></iq>")
-        let enabled = try #require(romeo.receiveElements().first { $0.name == "enabled" })
+        return (push, try #require(romeo.receiveElements().first { $0.name == "enabled" }))
+    }
+
+    @Test func contactsSeeAHibernatingResourceAsXAUntilItIsResumed() throws {
+        let (server, romeo, juliet) = try romeoAndJulietAsContacts(config: Self.configWithPushService())
+        romeo.send("<presence><status>in the orchard</status><priority>5</priority></presence>")
+        let (_, enabled) = try enablePush(on: server, for: romeo)
         _ = juliet.receiveElements()
         romeo.session.transportClosed()
         let idle = try #require(juliet.receiveElements().first { $0.name == "presence" })
@@ -181,6 +193,22 @@ import XMPPTestSupport
         let back = try #require(juliet.receiveElements().first { $0.name == "presence" })
         #expect(back.childText("show") == nil && back.childText("status") == "in the orchard")
         #expect(back.child("delay", namespace: NS.delay) == nil)
+    }
+
+    @Test func aGroupChatMessageWakesTheAppOnlyWhenItNamesItsNickname() throws {
+        let (server, romeo, juliet) = try romeoAndJulietInTheGarden(config: Self.configWithPushService())
+        let (push, _) = try enablePush(on: server, for: romeo)
+        romeo.session.transportClosed()
+        juliet.say("good night, all", in: "garden")
+        juliet.say("the orchard walls are high", in: "garden")
+        #expect(notifications(push).isEmpty, "no mention: romeo is not in 'orchard walls'")
+        juliet.say("Romeo, Romeo!", in: "garden")
+        let notification = try #require(notifications(push).first)
+        #expect(try summary(notification)["last-message-sender"] == "garden@conference.localhost/juliet")
+        #expect(try summary(notification)["message-count"] == "1")
+        #expect(MUCRoom.mentions("wherefore art thou, romeo?", "Romeo"))
+        #expect(!MUCRoom.mentions("romeos everywhere", "romeo"))
+        #expect(MUCRoom.mentions("ask romeo2 or romeo", "romeo"))
     }
 
     @Test func theBodyGoesOnlyWhenTheOperatorAllowsIt() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import XMPPCore
 
 /// Messages in a room (XEP-0045 §7.4, §7.5, §8.1): to everyone, changes of
@@ -43,7 +44,29 @@ extension MUCRoom {
             stored.append(.delay(from: jid.description, at: received))
             history.append(stored, received: received)
         }
-        return toEveryone(element)
+        var deliveries = toEveryone(element)
+        if let body = element.childText("body"), !body.isEmpty {
+            for index in deliveries.indices {
+                guard let nick = nicks[deliveries[index].to], nick != occupant.nick else { continue }
+                deliveries[index].mentionsRecipient = Self.mentions(body, nick)
+            }
+        }
+        return deliveries
+    }
+
+    /// Whether `body` names `nick` as a word of its own (not inside a
+    /// longer word), ignoring case.
+    static func mentions(_ body: String, _ nick: String) -> Bool {
+        var searched = body.startIndex..<body.endIndex
+        while let found = body.range(of: nick, options: .caseInsensitive, range: searched) {
+            let before = found.lowerBound == body.startIndex ? nil : body[body.index(before: found.lowerBound)]
+            let after = found.upperBound == body.endIndex ? nil : body[found.upperBound]
+            if !(before?.isLetter ?? false || before?.isNumber ?? false), !(after?.isLetter ?? false || after?.isNumber ?? false) {
+                return true
+            }
+            searched = body.index(after: found.lowerBound)..<body.endIndex
+        }
+        return false
     }
 
     /// A private message from the occupant `resource` joined as to the

@@ -7,6 +7,9 @@ import XMPPCore
 struct MUCDelivery: Sendable {
     var to: JID
     var element: Element
+    /// Whether a groupchat message's body names the recipient's nickname
+    /// (a mention, which wakes a suspended app: `GroupChatMention`).
+    var mentionsRecipient = false
 }
 
 /// What a room keeps of a user it has an affiliation with (XEP-0045

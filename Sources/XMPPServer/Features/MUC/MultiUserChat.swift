@@ -112,6 +112,9 @@ public struct MultiUserChat: ServerFeature {
         for delivery in deliveries {
             guard delivery.to.isBare else {
                 server.sessions.session(delivery.to)?.deliver(delivery.element.addressed(to: delivery.to))
+                if delivery.mentionsRecipient {
+                    server.hooks.fire(GroupChatMention(occupant: delivery.to, message: delivery.element, server: server))
+                }
                 continue
             }
             let recipients = server.sessions.topPriorityResources(of: delivery.to)

@@ -24,7 +24,9 @@ import XMPPStorage
 /// - to every registration of the user, when a message is committed to
 ///   the user's offline storage (no resource could take it);
 /// - for a presence subscription request, in the same two cases (with
-///   `pending-subscription-count`).
+///   `pending-subscription-count`);
+/// - for a group chat message naming the occupant's nickname, to the
+///   detached session that joined the room.
 ///
 /// Only messages that matter to a person count: chat or normal ones with
 /// a body or an encrypted payload (OMEMO). The notification carries the
@@ -111,6 +113,12 @@ public struct PushNotifications: ServerFeature {
             guard Self.isWorthWaking(stored.message.element), let username = stored.user.localpart else { return }
             publisher.notify(
                 username, of: .message(stored.message.element, count: nil), settings: settings, server: stored.server)
+        }
+        hooks.on(GroupChatMention.self) { mention in
+            let message = mention.message
+            mention.server.sessions.session(mention.occupant)?.withSession { session in
+                Self.announceToDetached(session, message, publisher: publisher, settings: settings)
+            }
         }
         hooks.on(SubscriptionRequested.self) { request in
             Self.subscriptionRequested(request, settings: settings, publisher: publisher)
@@ -203,10 +211,18 @@ public struct PushNotifications: ServerFeature {
             if session.state[WaitingSinceDetached.self] != 0 { session.state[WaitingSinceDetached.self] = 0 }
             return
         }
-        guard let target = session.state[Enabled.self], let username = session.username, isWorthWaking(element)
-        else { return }
+        guard isWorthWaking(element) else { return }
+        announceToDetached(session, element, publisher: publisher, settings: settings)
+    }
+
+    /// Announces `message`, queued for `session`, if the session is
+    /// detached and enabled push.
+    private static func announceToDetached(
+        _ session: ClientSession, _ message: Element, publisher: PushPublisher, settings: ServerConfig.PushSettings
+    ) {
+        guard session.isDetached, let target = session.state[Enabled.self], let username = session.username else { return }
         session.state[WaitingSinceDetached.self] += 1
-        let notice = Notice.message(element, count: session.state[WaitingSinceDetached.self])
+        let notice = Notice.message(message, count: session.state[WaitingSinceDetached.self])
         publisher.notify(username, of: notice, only: target, settings: settings, server: session.server)
     }
 
