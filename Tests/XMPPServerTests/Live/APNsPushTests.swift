@@ -23,9 +23,9 @@ struct APNsPushTests {
     static let gone = String(repeating: "cd", count: 32)
     static let flaky = String(repeating: "ef", count: 32)
 
-    /// Keys and a certificate in a fresh directory, the stand-in started
-    /// on them; runs `body` with a live server sending to it.
-    private func withStandIn(_ body: (LiveServer, _ records: () throws -> [[String: Any]]) throws -> Void) throws {
+    /// An APNs key and a TLS certificate for 127.0.0.1, made with
+    /// `openssl` in a fresh directory, for `body`.
+    private func withKeys(_ body: (_ directory: String, _ p8: String) throws -> Void) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-apns-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -41,19 +41,14 @@ struct APNsPushTests {
             "\(directory)/tls.key", "-out", "\(directory)/tls.crt", "-days", "1", "-subj", "/CN=127.0.0.1",
             "-addext", "subjectAltName=IP:127.0.0.1",
         ])
-        let record = "\(directory)/requests.jsonl"
-        let standIn = try ChildProcess(
-            "/usr/bin/env",
-            [
-                "python3", ChildProcess.repositoryRoot.appendingPathComponent("tools/interop/apns_standin.py").path,
-                "--cert", "\(directory)/tls.crt", "--key", "\(directory)/tls.key", "--provider-key", p8,
-                "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic, "--record", record,
-                "--respond", "\(Self.gone)=410:Unregistered", "--respond", "\(Self.flaky)=503:ServiceUnavailable*2",
-                "--max-seconds", "50",
-            ])
-        defer { _ = standIn.wait(timeout: 0) }
-        let line = try standIn.waitForLine(containing: "listening ", timeout: 20)
-        let port = try #require(line.split(separator: " ").last.map(String.init))
+        try body(directory, p8)
+    }
+
+    /// A live server whose built-in APNs service uses `p8` and sends to
+    /// `https://127.0.0.1:PORT`, trusting the certificate in `directory`.
+    private func withServer(
+        sendingTo port: String, _ directory: String, _ p8: String, _ body: (LiveServer) throws -> Void
+    ) throws {
         try LiveServer.run(configure: { config in
             config.push.apns.keyFile = p8
             config.push.apns.keyID = Self.keyID
@@ -61,13 +56,47 @@ struct APNsPushTests {
             config.push.apns.topic = Self.topic
             config.push.apns.endpoint = "https://127.0.0.1:\(port)"
             config.push.apns.caFile = "\(directory)/tls.crt"
-        }) { server in
-            try body(server) {
-                guard let text = try? String(contentsOfFile: record, encoding: .utf8) else { return [] }
-                return try text.split(separator: "\n").map { line in
-                    try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }, body)
+    }
+
+    /// Keys and a certificate, the stand-in started on them; runs `body`
+    /// with a live server sending to it.
+    private func withStandIn(_ body: (LiveServer, _ records: () throws -> [[String: Any]]) throws -> Void) throws {
+        try withKeys { directory, p8 in
+            let record = "\(directory)/requests.jsonl"
+            let standIn = try ChildProcess(
+                "/usr/bin/env",
+                [
+                    "python3", ChildProcess.repositoryRoot.appendingPathComponent("tools/interop/apns_standin.py").path,
+                    "--cert", "\(directory)/tls.crt", "--key", "\(directory)/tls.key", "--provider-key", p8,
+                    "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic, "--record", record,
+                    "--respond", "\(Self.gone)=410:Unregistered", "--respond", "\(Self.flaky)=503:ServiceUnavailable*2",
+                    "--max-seconds", "50",
+                ])
+            defer { _ = standIn.wait(timeout: 0) }
+            let line = try standIn.waitForLine(containing: "listening ", timeout: 20)
+            let port = try #require(line.split(separator: " ").last.map(String.init))
+            try withServer(sendingTo: port, directory, p8) { server in
+                try body(server) {
+                    guard let text = try? String(contentsOfFile: record, encoding: .utf8) else { return [] }
+                    return try text.split(separator: "\n").map { line in
+                        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                    }
                 }
             }
+        }
+    }
+
+    /// Reads what `client` gets until the reply to a ping of its own:
+    /// everything that was queued before it.
+    private func drain(_ client: LiveClient) throws -> [Element] {
+        let id = "drain-\(UUID())"
+        try client.send("<iq type='get' id='\(id)' to='localhost'><ping xmlns='urn:xmpp:ping'/></iq>")
+        var elements: [Element] = []
+        while true {
+            let element = try client.nextElement()
+            if element.name == "iq", element[attribute: "id"] == id { return elements }
+            elements.append(element)
         }
     }
 
@@ -97,6 +126,17 @@ struct APNsPushTests {
     private func message(_ sender: LiveClient, to username: String, _ text: String) throws {
         try sender.send("<message type='chat' to='\(username)@localhost'><body>\(text)</body></message>")
         _ = try sender.ping()
+    }
+
+    /// Romeo enables push with `token` and leaves; Juliet's message to him
+    /// is routed at once, however APNs answers.
+    private func messageWithoutWaiting(_ server: LiveServer, toRomeoWithToken token: String) throws {
+        try enableAndLeave(server, "romeo", token: token)
+        try server.register("juliet", "pw")
+        let juliet = try server.loggedInClient("juliet", "pw", resource: "balcony")
+        let sent = ContinuousClock.now
+        try message(juliet, to: "romeo", "hello")
+        #expect(ContinuousClock.now - sent < .seconds(1), "routing does not wait for APNs")
     }
 
     @Test(.enabled(if: libraries.shouldRun, "h2 or cryptography is missing: pip install h2 cryptography"))
@@ -142,14 +182,56 @@ struct APNsPushTests {
     func passingFailuresAreRetriedWithoutHoldingUpRouting() throws {
         guard PythonInterop.requireAvailable(Self.libraries) else { return }
         try withStandIn { server, records in
-            try enableAndLeave(server, "romeo", token: Self.flaky)
-            try server.register("juliet", "pw")
-            let juliet = try server.loggedInClient("juliet", "pw", resource: "balcony")
-            let sent = ContinuousClock.now
-            try message(juliet, to: "romeo", "hello")
-            #expect(ContinuousClock.now - sent < .seconds(1), "routing does not wait for APNs")
+            try messageWithoutWaiting(server, toRomeoWithToken: Self.flaky)
             let seen = try wait(for: 3, in: records)
             #expect(seen.compactMap { $0["status"] as? Int } == [503, 503, 200])
+        }
+    }
+
+    @Test(.enabled(if: libraries.shouldRun, "h2 or cryptography is missing: pip install h2 cryptography"))
+    func aDetachedSessionGetsOnePushItsMessageOnceOnResumptionAndNothingOnceDisabled() throws {
+        guard PythonInterop.requireAvailable(Self.libraries) else { return }
+        try withStandIn { server, records in
+            try server.register("romeo", "pw")
+            try server.register("juliet", "pw")
+            let romeo = try server.loggedInClient("romeo", "pw", resource: "phone")
+            try romeo.send("<enable xmlns='urn:xmpp:sm:3' resume='true'/><presence/>")
+            try romeo.send("<iq type='set' id='p1'><enable xmlns='urn:xmpp:push:0' jid='apns.localhost' node='\(Self.good)'/></iq>")
+            let setUp = try drain(romeo)
+            let enabled = try #require(setUp.first { $0.name == "enabled" })
+            #expect(setUp.contains { $0[attribute: "id"] == "p1" && $0[attribute: "type"] == "result" })
+            let juliet = try server.loggedInClient("juliet", "pw", resource: "balcony")
+            romeo.reset()
+            try server.waitForLog(containing: "waiting 259200.0 seconds for the client to resume")
+            try message(juliet, to: "romeo", "one")
+            #expect(try wait(for: 1, in: records).count == 1)
+            Thread.sleep(forTimeInterval: 0.3)
+            #expect(try records().count == 1, "exactly one push")
+
+            let again = try server.connectWithTLS()
+            #expect(try again.authenticate("romeo", "pw", mechanism: .scramSHA256).name == "success")
+            try again.openStream()
+            try again.send("<resume xmlns='urn:xmpp:sm:3' previd='\(enabled[attribute: "id"]!)' h='0'/>")
+            let resumed = try drain(again)
+            #expect(resumed.first?.name == "resumed")
+            #expect(resumed.filter { $0.name == "message" && $0.childText("body") == "one" }.count == 1)
+            try again.send("<iq type='set' id='p2'><disable xmlns='urn:xmpp:push:0' jid='apns.localhost'/></iq>")
+            #expect(try drain(again).contains { $0[attribute: "id"] == "p2" && $0[attribute: "type"] == "result" })
+            again.reset()
+            try message(juliet, to: "romeo", "two")
+            Thread.sleep(forTimeInterval: 0.5)
+            #expect(try records().count == 1, "disabled: no push")
+        }
+    }
+
+    @Test func anUnreachableAPNsIsTriedAgainWithoutHoldingUpRouting() throws {
+        try withKeys { directory, p8 in
+            try withServer(sendingTo: "1", directory, p8) { server in
+                try messageWithoutWaiting(server, toRomeoWithToken: Self.good)
+                try server.waitForLog(containing: "trying again in 1.0 seconds")
+                try server.waitForLog(containing: "trying again in 4.0 seconds", timeout: .seconds(10))
+                try server.waitForLog(containing: "APNs: a notification given up after 4 tries", timeout: .seconds(10))
+            }
         }
     }
 

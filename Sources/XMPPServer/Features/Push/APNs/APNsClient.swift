@@ -140,7 +140,8 @@ final class APNsClient: @unchecked Sendable {
                 switch response.status {
                 case 200:
                     completion(.delivered)
-                case 410, 400 where ["BadDeviceToken", "DeviceTokenNotForTopic"].contains(reason):
+                case 410,
+                    400 where ["BadDeviceToken", "DeviceTokenNotForTopic"].contains(reason):
                     completion(.unregistered(reason: reason ?? "Unregistered"))
                 case 403 where reason == "ExpiredProviderToken" && !tokenRenewed:
                     token = nil
