@@ -3,7 +3,8 @@ import XMPPCore
 /// XEP-0077: In-Band Registration. Before authentication: the form and
 /// account creation (with the `iq-register` stream feature XMPPFramework
 /// needs in order to register at all). After it: password change and
-/// account removal.
+/// account removal. The form comes both as the legacy fields and as a data
+/// form (§6); either may be submitted, for registration or a new password.
 public struct Registration: ServerFeature {
     public init() {}
 
@@ -17,13 +18,7 @@ public struct Registration: ServerFeature {
         }
         hooks.onIQ(.get, NS.register, "query", to: [.unauthenticated]) { request in
             guard request.session.registrationIsOpen else { throw Self.closed }
-            var query = Element("query", namespace: NS.register)
-            var instructions = Element("instructions", namespace: NS.register)
-            instructions.append(text: "Choose a username and password.")
-            query.append(instructions)
-            query.append(Element("username", namespace: NS.register))
-            query.append(Element("password", namespace: NS.register))
-            return .result(query)
+            return .result(Self.form)
         }
         hooks.onIQ(.set, NS.register, "query", to: [.unauthenticated], Self.register)
         hooks.onIQ(.get, NS.register, "query", to: [.host, .account]) { request in
@@ -38,6 +33,30 @@ public struct Registration: ServerFeature {
     }
 
     private static let closed = StanzaError(.notAllowed, text: "registration is closed on this server")
+
+    /// The registration form (§3.1): the legacy fields, for XMPPFramework
+    /// and older clients, and the same as a data form (§6, `FORM_TYPE`
+    /// `jabber:iq:register`), which clients such as Dino need.
+    static let form: Element = {
+        let instructions = "Choose a username and password."
+        var query = Element("query", namespace: NS.register)
+        query.append(Element("instructions", namespace: NS.register, children: [.text(instructions)]))
+        query.append(Element("username", namespace: NS.register))
+        query.append(Element("password", namespace: NS.register))
+        let required = [Element("required", namespace: NS.dataForms)]
+        var form = DataForm(
+            type: "form",
+            fields: [
+                DataForm.Field("FORM_TYPE", type: "hidden", values: [NS.register]),
+                DataForm.Field("username", type: "text-single", label: "Username", extras: required),
+                DataForm.Field("password", type: "text-private", label: "Password", extras: required),
+            ]
+        ).element
+        form.children.insert(.element(Element("instructions", namespace: NS.dataForms, children: [.text(instructions)])), at: 0)
+        form.children.insert(.element(Element("title", namespace: NS.dataForms, children: [.text("Account registration")])), at: 0)
+        query.append(form)
+        return query
+    }()
 
     /// Creates an account (XEP-0077 §3.1), answering `conflict` when the
     /// username is taken and `not-acceptable` when it or the password is
@@ -90,10 +109,24 @@ public struct Registration: ServerFeature {
         }
     }
 
-    /// The normalized username and the password of a registration form.
+    /// The normalized username and the password of a registration: the
+    /// submitted data form if there is one (§6: it takes precedence), else
+    /// the legacy fields. Anything missing is `not-acceptable` (§3.1).
     private static func credentials(in query: Element, domain: String) throws(StanzaError) -> (String, String) {
-        guard let username = query.childText("username"), let password = query.childText("password") else {
-            throw StanzaError(.badRequest, text: "username and password are required")
+        let username: String?
+        let password: String?
+        if let element = query.child("x", namespace: NS.dataForms) {
+            guard let form = DataForm(element), form.type == "submit", form.formType == NS.register else {
+                throw StanzaError(.badRequest, text: "the data form must be a submitted \(NS.register) form")
+            }
+            username = form.fields.first { $0.name == "username" }?.values.first
+            password = form.fields.first { $0.name == "password" }?.values.first
+        } else {
+            username = query.childText("username")
+            password = query.childText("password")
+        }
+        guard let username, let password else {
+            throw StanzaError(.notAcceptable, text: "username and password are required")
         }
         try Username.checkPassword(password)
         return (try Username.normalize(username, domain: domain), password)

@@ -23,6 +23,54 @@ import XMPPTestSupport
         #expect(query?.child("username") != nil && query?.child("password") != nil)
     }
 
+    /// A submitted data form (XEP-0077 §6) with `fields`.
+    private func submitted(_ fields: [String: String], formType: String = NS.register) -> String {
+        let values = fields.sorted { $0.key < $1.key }.map { "<field var='\($0.key)'><value>\($0.value)</value></field>" }
+        return "<query xmlns='jabber:iq:register'><x xmlns='jabber:x:data' type='submit'>"
+            + "<field var='FORM_TYPE' type='hidden'><value>\(formType)</value></field>\(values.joined())</x></query>"
+    }
+
+    @Test func theFormIsAlsoADataForm() throws {
+        let server = try TestServer()
+        let client = server.connect()
+        try client.openStream()
+        client.send("<iq type='get' id='f1'><query xmlns='jabber:iq:register'/></iq>")
+        let query = try #require(try client.receiveOne().child("query", namespace: NS.register))
+        let element = try #require(query.child("x", namespace: NS.dataForms))
+        let form = try #require(DataForm(element))
+        #expect(form.type == "form" && form.formType == NS.register)
+        let fields = form.fields.filter { $0.name != "FORM_TYPE" }
+        #expect(fields.map(\.name) == ["username", "password"])
+        #expect(fields.map(\.type) == ["text-single", "text-private"])
+        let required = element.elements.filter { $0.name == "field" && $0.child("required", namespace: NS.dataForms) != nil }
+        #expect(required.compactMap { $0[attribute: "var"] } == ["username", "password"])
+    }
+
+    @Test func aSubmittedDataFormRegistersAndChangesThePassword() throws {
+        let server = try TestServer()
+        let client = server.connect()
+        try client.openStream()
+        client.send("<iq type='set' id='r1'>\(submitted(["username": "Dino", "password": "secret"]))</iq>")
+        #expect(try client.receiveOne()[attribute: "type"] == "result")
+        let dino = server.connect()
+        try dino.login("dino", "secret")
+        dino.send("<iq type='set' id='r2'>\(submitted(["username": "dino", "password": "other"]))</iq>")
+        #expect(try dino.receiveOne()[attribute: "type"] == "result")
+        try server.connect().login("dino", "other")
+    }
+
+    @Test func aDataFormWithoutThePasswordOrOfAnotherTypeIsRefused() throws {
+        let server = try TestServer()
+        let client = server.connect()
+        try client.openStream()
+        client.send("<iq type='set' id='r1'>\(submitted(["username": "dino"]))</iq>")
+        #expect(try client.receiveOne().errorCondition == "not-acceptable")
+        client.send("<iq type='set' id='r2'>\(submitted(["username": "dino", "password": "x"], formType: "urn:other"))</iq>")
+        #expect(try client.receiveOne().errorCondition == "bad-request")
+        client.send("<iq type='set' id='r3'><query xmlns='jabber:iq:register'><username>dino</username></query></iq>")
+        #expect(try client.receiveOne().errorCondition == "not-acceptable", "XEP-0077 §3.1: missing information")
+    }
+
     /// XMPPFramework's flow: login fails, register without fetching the
     /// form, then log in on the same stream.
     @Test func registerWithoutTheFormThenLoginOnTheSameStream() throws {
