@@ -23,12 +23,10 @@ import sys
 
 import gi
 
-gi.require_version("Gio", "2.0")
 gi.require_version("GLib", "2.0")
-from gi.repository import Gio, GLib  # noqa: E402
+from gi.repository import GLib  # noqa: E402
 
-from nbxmpp.client import Client  # noqa: E402
-from nbxmpp.const import ConnectionProtocol, ConnectionType  # noqa: E402
+import nbxmpp_support  # noqa: E402
 from nbxmpp.namespaces import Namespace  # noqa: E402
 from nbxmpp.protocol import Iq, Message  # noqa: E402
 from nbxmpp.structs import StanzaHandler  # noqa: E402
@@ -46,19 +44,13 @@ class Run:
         self.sent = []
         self.received = []
         self.body = "hello from nbxmpp"
-        client = Client()
-        client.set_domain(domain)
+        client = nbxmpp_support.starttls_client(host, port, domain, ca_certificate, self.sent, self.received)
         client.set_username(username)
         client.set_password(password)
         client.set_resource("nbxmpp")
-        client.set_custom_host(f"{host}:{port}", ConnectionProtocol.TCP, ConnectionType.START_TLS)
-        client.set_connection_types([ConnectionType.START_TLS])
-        client.set_accepted_certificates([Gio.TlsCertificate.new_from_file(ca_certificate)])
         client.subscribe("connected", self.on_connected)
         client.subscribe("connection-failed", self.on_failed)
         client.subscribe("disconnected", self.on_disconnected)
-        client.subscribe("stanza-sent", lambda _client, _signal, data: self.sent.append(str(data)))
-        client.subscribe("stanza-received", lambda _client, _signal, data: self.received.append(str(data)))
         client.register_handler(StanzaHandler(name="message", callback=self.on_message))
         self.client = client
         self.timer = None
