@@ -206,9 +206,11 @@ import XMPPTestSupport
         let notification = try #require(notifications(push).first)
         #expect(try summary(notification)["last-message-sender"] == "garden@conference.localhost/juliet")
         #expect(try summary(notification)["message-count"] == "1")
-        #expect(MUCRoom.mentions("wherefore art thou, romeo?", "Romeo"))
-        #expect(!MUCRoom.mentions("romeos everywhere", "romeo"))
-        #expect(MUCRoom.mentions("ask romeo2 or romeo", "romeo"))
+        #expect(Mentions(in: "wherefore art thou, romeo?").name("Romeo"))
+        #expect(!Mentions(in: "romeos everywhere").name("romeo"))
+        #expect(Mentions(in: "ask romeo2 or romeo").name("romeo"))
+        #expect(Mentions(in: "Where is Friar Laurence?").name("friar laurence"))
+        #expect(!Mentions(in: "the friar laurences").name("Friar Laurence"))
     }
 
     @Test func theBodyGoesOnlyWhenTheOperatorAllowsIt() throws {

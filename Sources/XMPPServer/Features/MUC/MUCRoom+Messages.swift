@@ -46,27 +46,13 @@ extension MUCRoom {
         }
         var deliveries = toEveryone(element)
         if let body = element.childText("body"), !body.isEmpty {
+            let mentions = Mentions(in: body)
             for index in deliveries.indices {
                 guard let nick = nicks[deliveries[index].to], nick != occupant.nick else { continue }
-                deliveries[index].mentionsRecipient = Self.mentions(body, nick)
+                deliveries[index].mentionsRecipient = mentions.name(nick)
             }
         }
         return deliveries
-    }
-
-    /// Whether `body` names `nick` as a word of its own (not inside a
-    /// longer word), ignoring case.
-    static func mentions(_ body: String, _ nick: String) -> Bool {
-        var searched = body.startIndex..<body.endIndex
-        while let found = body.range(of: nick, options: .caseInsensitive, range: searched) {
-            let before = found.lowerBound == body.startIndex ? nil : body[body.index(before: found.lowerBound)]
-            let after = found.upperBound == body.endIndex ? nil : body[found.upperBound]
-            if !(before?.isLetter ?? false || before?.isNumber ?? false), !(after?.isLetter ?? false || after?.isNumber ?? false) {
-                return true
-            }
-            searched = body.index(after: found.lowerBound)..<body.endIndex
-        }
-        return false
     }
 
     /// A private message from the occupant `resource` joined as to the
@@ -118,5 +104,38 @@ extension MUCRoom {
         }
         MessageArchive.stripStanzaIDs(claimedBy: service, from: &element)
         return element
+    }
+}
+
+/// Which nicknames a message body names as words of their own (not inside
+/// a longer word), ignoring case. The body's words are collected once, so
+/// checking every occupant of a room costs about one pass over the body;
+/// only a nickname that is not one word (a space or punctuation in it) is
+/// searched for in the body.
+struct Mentions {
+    private let body: String
+    private let words: Set<String>
+
+    init(in body: String) {
+        self.body = body
+        words = Set(body.lowercased().split { !Self.isWordCharacter($0) }.map(String.init))
+    }
+
+    /// Whether the body names `nick`.
+    func name(_ nick: String) -> Bool {
+        let lowered = nick.lowercased()
+        if lowered.allSatisfy(Self.isWordCharacter) { return words.contains(lowered) }
+        var searched = body.startIndex..<body.endIndex
+        while let found = body.range(of: nick, options: .caseInsensitive, range: searched) {
+            let before = found.lowerBound == body.startIndex ? nil : body[body.index(before: found.lowerBound)]
+            let after = found.upperBound == body.endIndex ? nil : body[found.upperBound]
+            if !(before.map(Self.isWordCharacter) ?? false), !(after.map(Self.isWordCharacter) ?? false) { return true }
+            searched = body.index(after: found.lowerBound)..<body.endIndex
+        }
+        return false
+    }
+
+    private static func isWordCharacter(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber
     }
 }

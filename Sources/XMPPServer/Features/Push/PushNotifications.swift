@@ -103,10 +103,16 @@ public struct PushNotifications: ServerFeature {
         hooks.keepDetached { session in session.state[Enabled.self] == nil ? nil : settings.resumeTimeout }
         if settings.hibernationShow != .unchanged {
             hooks.onDetached { session in Self.hibernate(session, show: settings.hibernationShow) }
-            hooks.onResumed { session in Self.wake(session) }
+        }
+        hooks.onResumed { session in
+            session.state[WaitingSinceDetached.self] = 0
+            Self.wake(session)
         }
         hooks.onDeliver { element, session in
-            Self.delivering(element, to: session, settings: settings, publisher: publisher)
+            // A connected session (nearly every delivery) costs one check.
+            if session.isDetached, Self.isWorthWaking(element) {
+                Self.announceToDetached(session, element, publisher: publisher, settings: settings)
+            }
             return .passed
         }
         hooks.on(MessageStoredOffline.self) { stored in
@@ -202,19 +208,6 @@ public struct PushNotifications: ServerFeature {
         return jid
     }
 
-    /// Announces a message queued for a detached session that enabled a
-    /// push service; a session that is back resets its count.
-    private static func delivering(
-        _ element: Element, to session: ClientSession, settings: ServerConfig.PushSettings, publisher: PushPublisher
-    ) {
-        guard session.isDetached else {
-            if session.state[WaitingSinceDetached.self] != 0 { session.state[WaitingSinceDetached.self] = 0 }
-            return
-        }
-        guard isWorthWaking(element) else { return }
-        announceToDetached(session, element, publisher: publisher, settings: settings)
-    }
-
     /// Announces `message`, queued for `session`, if the session is
     /// detached and enabled push.
     private static func announceToDetached(
@@ -269,7 +262,7 @@ public struct PushNotifications: ServerFeature {
 
     /// Whether `element` is a message a person would want to be woken for:
     /// chat or normal, with a body or an encrypted payload.
-    static func isWorthWaking(_ element: Element) -> Bool {
+    private static func isWorthWaking(_ element: Element) -> Bool {
         guard let message = Message(element), message.type == .chat || message.type == .normal else { return false }
         return message.body != nil || element.elements.contains { $0.name == "encrypted" }
     }
