@@ -28,6 +28,16 @@ import XMPPTestSupport
         return (server, romeo, juliet, push, enabled)
     }
 
+    /// A new connection of Romeo's that resumes the session `enabled`
+    /// named, having handled `h` of its stanzas.
+    private func resume(_ enabled: Element, on server: TestServer, acknowledging h: Int) throws -> TestClient {
+        let again = server.connect()
+        try again.openStream()
+        try again.authenticate("romeo", "pw")
+        again.send("<resume xmlns='urn:xmpp:sm:3' previd='\(enabled[attribute: "id"]!)' h='\(h)'/>")
+        return again
+    }
+
     private func chat(_ text: String, from sender: TestClient, to: String = "romeo@localhost") {
         sender.send("<message type='chat' to='\(to)' id='\(text)'><body>\(text)</body></message>")
     }
@@ -103,10 +113,7 @@ import XMPPTestSupport
         #expect(try summary(second)["message-count"] == "2")
         push.send("<iq type='result' from='push.localhost' to='localhost' id='\(second[attribute: "id"]!)'/>")
 
-        let again = server.connect()
-        try again.openStream()
-        try again.authenticate("romeo", "pw")
-        again.send("<resume xmlns='urn:xmpp:sm:3' previd='\(enabled[attribute: "id"]!)' h='2'/>")
+        let again = try resume(enabled, on: server, acknowledging: 2)
         let bodies = again.receiveElements().compactMap { $0.name == "message" ? $0.childText("body") : nil }
         #expect(bodies == ["one", "two"])
         chat("three", from: juliet)
@@ -123,10 +130,7 @@ import XMPPTestSupport
         chat("after eleven", from: juliet)
         sent += notifications(push)
         #expect(try sent.map { try summary($0)["message-count"] } == ["1", "2"])
-        let again = server.connect()
-        try again.openStream()
-        try again.authenticate("romeo", "pw")
-        again.send("<resume xmlns='urn:xmpp:sm:3' previd='\(enabled[attribute: "id"]!)' h='1'/>")
+        let again = try resume(enabled, on: server, acknowledging: 1)
         let elements = again.receiveElements()
         #expect(elements.first?.name == "resumed")
         #expect(elements.compactMap { $0.name == "message" ? $0.childText("body") : nil } == ["after an hour", "after eleven"])
@@ -185,10 +189,7 @@ import XMPPTestSupport
         #expect(idle.childText("show") == "xa" && idle.childText("status") == "in the orchard")
         #expect(idle.childText("priority") == "5")
 
-        let again = server.connect()
-        try again.openStream()
-        try again.authenticate("romeo", "pw")
-        again.send("<resume xmlns='urn:xmpp:sm:3' previd='\(enabled[attribute: "id"]!)' h='0'/>")
+        let again = try resume(enabled, on: server, acknowledging: 0)
         #expect(again.receiveElements().first?.name == "resumed")
         let back = try #require(juliet.receiveElements().first { $0.name == "presence" })
         #expect(back.childText("show") == nil && back.childText("status") == "in the orchard")
