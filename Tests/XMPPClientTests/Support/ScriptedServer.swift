@@ -8,7 +8,7 @@ import XMPPTestSupport
 
 /// A server a test plays by hand, exchange by exchange, on loopback TCP:
 /// STARTTLS with a certificate of its own (which clients pin), then what
-/// the test sends and expects. Each step blocks for at most 5 s, so the
+/// the test sends and expects. Each step blocks for at most `patienceSeconds`, so the
 /// script runs on a thread of its own (``play(_:)``).
 final class ScriptedServer: @unchecked Sendable {
     private let listener: LoopbackListener
@@ -43,9 +43,15 @@ final class ScriptedServer: @unchecked Sendable {
         }
     }
 
-    /// The next client connection, within 5 s.
+    /// How long the script waits for the client's next connection or
+    /// bytes. Generous: in a full `swift test` run the client under test
+    /// can wait tens of seconds for a thread of the cooperative pool, which
+    /// synchronous live tests keep busy.
+    static let patienceSeconds = 20
+
+    /// The next client connection, within `patienceSeconds`.
     func accept() throws -> ScriptedStream {
-        try ScriptedStream(fd: try acceptWithin(milliseconds: 5000), context: context)
+        try ScriptedStream(fd: try acceptWithin(milliseconds: Int32(Self.patienceSeconds * 1000)), context: context)
     }
 
     /// Whether a client connects within `milliseconds`; closes it if so.
@@ -76,7 +82,7 @@ final class ScriptedStream {
     fileprivate init(fd: Int32, context: TLSContext) throws {
         self.fd = fd
         self.context = context
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: ScriptedServer.patienceSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -121,7 +127,7 @@ final class ScriptedStream {
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw TestFailure("the client closed the connection or was silent for 5 s") }
+            guard count > 0 else { throw TestFailure("the client closed the connection or was silent for \(ScriptedServer.patienceSeconds) s") }
             guard let tls else { return Array(buffer[..<count]) }
             let plaintext = try tls.receive(ciphertext: Array(buffer[..<count]))
             let output = tls.takeOutput()
@@ -130,7 +136,7 @@ final class ScriptedStream {
         }
     }
 
-    /// Whether the client closed the connection (within 5 s) without
+    /// Whether the client closed the connection (within `patienceSeconds`) without
     /// sending anything more than a closing tag.
     func clientCloses() -> Bool {
         do {
