@@ -144,7 +144,7 @@ class Connection(slixmpp_account.Records):
         client.add_event_handler("presence_unavailable", lambda p: self._on_presence(p, "unavailable"))
         client.add_event_handler("vcard_avatar_update", self._on_avatar)
         for event in ("session_start", "failed_auth", "disconnected", "sm_enabled", "sm_failed", "session_resumed",
-                      "stanza_acked", "blocked", "unblocked"):
+                      "stanza_acked", "blocked", "unblocked", "roster_update"):
             client.add_event_handler(event, lambda payload, event=event: self._on_event(event, payload))
 
     def __str__(self):
@@ -257,11 +257,12 @@ async def subscribe_both(a, b):
     """`a` and `b` subscribe to each other's presence (slixmpp's roster
     automation accepts and asks back) and see each other available."""
     a.client.send_presence(pto=b.account.jid, ptype="subscribe")
-    await a.until(lambda: a.presence.get(b.account.jid) == "available")
-    await b.until(lambda: b.presence.get(a.account.jid) == "available")
+    # RFC 6121 §3.1.5-3.1.6 do not order the roster push that says "both"
+    # before the contact's presence (which slixmpp's approval also sends
+    # directly), so each side waits for both.
     for one, other in ((a, b), (b, a)):
-        subscription = one.client.client_roster[other.account.jid]["subscription"]
-        require(subscription == "both", f"{one}'s item for {other.account.jid} says {subscription}")
+        await one.until(lambda: one.presence.get(other.account.jid) == "available"
+                        and one.client.client_roster[other.account.jid]["subscription"] == "both")
 
 
 # MARK: - XEP-0280 carbons
