@@ -160,16 +160,13 @@ public enum Demo {
         }
         let policy = config.effectiveTLSPolicy
         lines += ["", "TLS: \(policy)."]
-        if case .selfSigned(let certificate, _) = config.certificateSource {
-            let fingerprint =
-                (try? String(contentsOfFile: certificate, encoding: .utf8))
-                .flatMap { try? CertificateFingerprint(certificatePEM: $0) }
+        if case .generated = config.certificateSource, let authority = config.localAuthority {
             lines += [
-                "  Certificate: \(certificate) (self-signed for \(domain))",
-                "  SHA-256 fingerprint: \(fingerprint?.description ?? "unknown")",
-                "  An unchanged app uses TLS only when STARTTLS is required; to make the Simulator trust",
-                "  this certificate: xcrun simctl keychain booted add-root-cert \(certificate)",
-                "  (a device: install it as a profile, then enable it under Certificate Trust Settings).",
+                "  Certificate: issued by this data directory's local CA, \(authority.certificatePath)",
+                "  SHA-256 fingerprint of the CA: \(authority.fingerprint)",
+                "  An unchanged app uses TLS only when STARTTLS is required. To trust the CA here, in the",
+                "  Simulator or on a phone: swiftletd trust --data-dir \(config.dataDirectory)",
+                "  (the Simulator alone: xcrun simctl keychain booted add-root-cert \(authority.certificatePath)).",
             ]
         }
         lines += [

@@ -60,6 +60,9 @@ public final class Server: @unchecked Sendable {
     /// The group chat rooms, for the admin page.
     private let rooms: MUCRooms?
 
+    /// The local certificate authority that issued the certificate, when it did.
+    public let localAuthority: LocalCertificateAuthority?
+
     /// Whether the web chat offers the demo accounts (`swiftletd demo`).
     private let webChatDemo: Bool
 
@@ -82,7 +85,9 @@ public final class Server: @unchecked Sendable {
         try FileManager.default.createDirectory(
             atPath: config.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         storage = try Storage.open(directory: config.dataDirectory)
-        var tlsConfiguration = try Self.tlsConfiguration(config, log)
+        let certificate = try ServerCertificate.load(config, log: log)
+        localAuthority = certificate.authority
+        var tlsConfiguration = certificate.configuration
         var httpsConfiguration = tlsConfiguration
         httpsConfiguration.applicationProtocols = ["http/1.1"]
         httpsContext = try TLSContext(configuration: httpsConfiguration)
@@ -161,6 +166,9 @@ public final class Server: @unchecked Sendable {
             }
         }
         try startComponentListeners()
+        let reach = ClientReach(
+            config, listeners: bound, uploadBase: context.upload?.baseURL, authority: localAuthority)
+        for line in reach.lines { log.notice(line) }
         return bound
     }
 
@@ -369,24 +377,6 @@ public final class Server: @unchecked Sendable {
     }
 
     // MARK: - Start-up files
-
-    /// The certificate's TLS configuration, for XMPP and HTTPS alike.
-    private static func tlsConfiguration(_ config: ServerConfig, _ log: Logger) throws -> TLSConfiguration {
-        var configuration: TLSConfiguration
-        switch config.certificateSource {
-        case .files(let certificate, let privateKey):
-            configuration = .server(certificate: .pemFiles(certificateChainPath: certificate, privateKeyPath: privateKey))
-            log.notice("TLS certificate: \(certificate)")
-        case .selfSigned(let certificate, _):
-            let directory = (certificate as NSString).deletingLastPathComponent
-            let files = try SelfSignedCertificate.loadOrCreate(domain: config.domain, directory: directory)
-            configuration = .server(certificate: files.source)
-            log.notice(
-                "TLS certificate: \(files.certificatePath) (self-signed, \(files.wasCreated ? "created now" : "reused"); SHA-256 \(files.fingerprint))"
-            )
-        }
-        return configuration
-    }
 
     /// The per-server secret SCRAM derives unknown users' fake salts from:
     /// 32 random bytes in `<data>/scram-secret` (mode 0600), made once so

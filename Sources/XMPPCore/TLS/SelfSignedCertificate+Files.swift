@@ -58,12 +58,12 @@ extension SelfSignedCertificate {
                 fingerprint: CertificateFingerprint(certificate: certificate), wasCreated: false)
         case (false, false):
             if mkdir(directory, 0o700) != 0, errno != EEXIST {
-                throw systemError("cannot create directory \(directory)")
+                throw PEMFiles.systemError("cannot create directory \(directory)")
             }
             let generated = try generate(domain: domain)
-            try writeNewFile(keyPath, generated.privateKeyPEM, mode: 0o600)
+            try PEMFiles.writeNew(keyPath, generated.privateKeyPEM, mode: 0o600)
             do {
-                try writeNewFile(certificatePath, generated.certificatePEM, mode: 0o644)
+                try PEMFiles.writeNew(certificatePath, generated.certificatePEM, mode: 0o644)
             } catch {
                 unlink(keyPath)
                 throw error
@@ -78,10 +78,14 @@ extension SelfSignedCertificate {
             )
         }
     }
+}
 
+/// Writing the PEM files of certificates and keys: created with exactly
+/// their mode whatever the umask, synced, and never left half-written.
+enum PEMFiles {
     /// Creates `path`, which must not exist, with exactly `mode`, and writes
     /// `contents` to disk; removes it again if anything fails.
-    private static func writeNewFile(_ path: String, _ contents: String, mode: mode_t)
+    static func writeNew(_ path: String, _ contents: String, mode: mode_t)
         throws(TLSError)
     {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -107,7 +111,20 @@ extension SelfSignedCertificate {
     }
 
     /// An error naming `what` failed and why, from `errno`.
-    private static func systemError(_ what: String) -> TLSError {
+    static func systemError(_ what: String) -> TLSError {
         TLSError(.invalidConfiguration, "\(what): \(String(cString: strerror(errno)))")
+    }
+
+    /// Replaces `path` (or creates it) with `contents` and `mode`, through
+    /// a new file renamed over it, so a reader sees the old or the new one.
+    static func replace(_ path: String, _ contents: String, mode: mode_t) throws(TLSError) {
+        let temporary = path + ".new"
+        unlink(temporary)
+        try writeNew(temporary, contents, mode: mode)
+        guard rename(temporary, path) == 0 else {
+            let error = systemError("cannot replace \(path)")
+            unlink(temporary)
+            throw error
+        }
     }
 }

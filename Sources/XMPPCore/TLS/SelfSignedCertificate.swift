@@ -26,10 +26,6 @@ public struct SelfSignedCertificate: Sendable, Hashable {
     /// the 825 days iOS accepts for a user-trusted server certificate, with
     /// margin for how the boundary is counted.
     public static let validityDays = 820
-    /// How far `notBefore` lies in the past, in seconds, for peers whose
-    /// clocks run a little behind; part of ``validityDays``.
-    static let backdateSeconds = 3600
-
     /// Generates a fresh key and a certificate for `domain`.
     ///
     /// The certificate is X.509 v3 with a random 16-byte serial number (126
@@ -50,77 +46,24 @@ public struct SelfSignedCertificate: Sendable, Hashable {
     /// `X509V3_EXT_conf_nid` and `X509_sign`.
     public static func generate(domain: String) throws(TLSError) -> SelfSignedCertificate {
         let subjectAltName = try Self.subjectAltName(for: domain)
-        OpenSSLErrorQueue.clear()
-        guard let key = swiftlet_EVP_EC_gen("P-256") else {
-            throw TLSError.drainingQueue(.invalidConfiguration, "cannot generate a P-256 key")
-        }
+        let key = try CertificateBuilder.newKey()
         defer { EVP_PKEY_free(key) }
-        guard let certificate = X509_new() else {
-            throw TLSError.drainingQueue(.invalidConfiguration, "cannot allocate a certificate")
-        }
-        defer { X509_free(certificate) }
         let commonName = IPAddressLiteral.parse(domain) ?? domain
-        try fill(certificate, key: key, commonName: commonName, subjectAltName: subjectAltName)
-        guard X509_sign(certificate, key, EVP_sha256()) > 0,
-            let certificatePEM = MemoryBIO.text({ PEM_write_bio_X509($0, certificate) }),
-            let privateKeyPEM = MemoryBIO.text({
-                PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil)
-            })
-        else {
-            throw TLSError.drainingQueue(
-                .invalidConfiguration, "cannot sign or encode the certificate")
-        }
+        let request = CertificateBuilder.Request(
+            commonName: commonName, validityDays: validityDays,
+            extensions: [
+                (NID_basic_constraints, "critical,CA:FALSE"),
+                (NID_key_usage, "critical,digitalSignature"),
+                (NID_ext_key_usage, "serverAuth"),
+                (NID_subject_alt_name,
+                 (CertificateBuilder.fitsCommonName(commonName) ? "" : "critical,") + subjectAltName),
+            ])
+        let certificate = try CertificateBuilder.certificate(request, key: key)
+        defer { X509_free(certificate) }
         return SelfSignedCertificate(
-            certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM,
+            certificatePEM: try CertificateBuilder.pem(certificate: certificate),
+            privateKeyPEM: try CertificateBuilder.pem(privateKey: key),
             fingerprint: CertificateFingerprint(certificate: certificate))
-    }
-
-    /// Sets everything but the signature.
-    private static func fill(
-        _ certificate: OpaquePointer, key: OpaquePointer, commonName: String, subjectAltName: String
-    ) throws(TLSError) {
-        var serial = Crypto.randomBytes(count: 16)
-        // BN_bin2bn reads it unsigned, so the serial is positive (RFC 5280
-        // §4.1.2.2); the top bit clear and the next set give exactly 16
-        // content octets and never zero.
-        serial[0] = serial[0] & 0x7F | 0x40
-        guard let serialNumber = BN_bin2bn(serial, Int32(serial.count), nil) else {
-            throw TLSError.drainingQueue(.invalidConfiguration, "cannot make a serial number")
-        }
-        defer { BN_free(serialNumber) }
-        let subject = X509_get_subject_name(certificate)
-        let hasCommonName = commonName.utf8.count <= Int(ub_common_name)
-        guard X509_set_version(certificate, Int(X509_VERSION_3)) == 1,
-            BN_to_ASN1_INTEGER(serialNumber, X509_get_serialNumber(certificate)) != nil,
-            X509_gmtime_adj(X509_getm_notBefore(certificate), -backdateSeconds) != nil,
-            X509_gmtime_adj(
-                X509_getm_notAfter(certificate), validityDays * 86_400 - backdateSeconds) != nil,
-            X509_set_pubkey(certificate, key) == 1,
-            !hasCommonName
-                || X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_UTF8, commonName, -1, -1, 0)
-                    == 1,
-            X509_set_issuer_name(certificate, subject) == 1
-        else {
-            throw TLSError.drainingQueue(.invalidConfiguration, "cannot fill in the certificate")
-        }
-        var extensionContext = X509V3_CTX()
-        X509V3_set_ctx(&extensionContext, certificate, certificate, nil, nil, 0)
-        let extensions: [(Int32, String)] = [
-            (NID_basic_constraints, "critical,CA:FALSE"),
-            (NID_key_usage, "critical,digitalSignature"),
-            (NID_ext_key_usage, "serverAuth"),
-            (NID_subject_alt_name, (hasCommonName ? "" : "critical,") + subjectAltName),
-        ]
-        for (nid, value) in extensions {
-            guard let item = X509V3_EXT_conf_nid(nil, &extensionContext, nid, value) else {
-                throw TLSError.drainingQueue(
-                    .invalidConfiguration, "cannot encode extension \(value)")
-            }
-            defer { X509_EXTENSION_free(item) }
-            guard X509_add_ext(certificate, item, -1) == 1 else {
-                throw TLSError.drainingQueue(.invalidConfiguration, "cannot add extension \(value)")
-            }
-        }
     }
 
     /// The SAN in OpenSSL's configuration syntax, `DNS:name` or `IP:address`.

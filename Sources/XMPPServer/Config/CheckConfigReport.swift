@@ -3,7 +3,8 @@
 /// First every key as `key = value`, aligned and in the order of
 /// `etc/swiftletd.conf` (so any line can be pasted into a config file),
 /// then what follows from them: the TLS policy in force and why, which SASL
-/// mechanisms each kind of stream offers, where the certificate comes from, and one
+/// mechanisms each kind of stream offers, where the certificate comes from, how
+/// clients reach the server (`ClientReach`), and one
 /// `warning:` line per entry of `warnings`.
 ///
 /// - Parameter config: A validated configuration.
@@ -29,10 +30,10 @@ public func checkConfigReport(_ config: ServerConfig) -> String {
     switch config.certificateSource {
     case .files(let certificate, let privateKey):
         lines.append("Certificate: \(certificate) (private key \(privateKey))")
-    case .selfSigned(let certificate, let privateKey):
+    case .generated(let certificate, let privateKey):
         lines.append(
-            "Certificate: self-signed for \(config.domain), generated on first run as \(certificate) "
-                + "(private key \(privateKey)) and reused after")
+            "Certificate: issued for \(config.domain) by the local CA at start as \(certificate) "
+                + "(private key \(privateKey)), renewed and reissued as needed")
     }
     if config.upload.enabled, let (url, reason) = config.effectiveUploadURL() {
         let aliases = config.uploadServiceAddresses.dropFirst().map { " (also \($0))" }.joined()
@@ -42,6 +43,7 @@ public func checkConfigReport(_ config: ServerConfig) -> String {
     } else {
         lines.append("Upload (XEP-0363): off; nothing listens for HTTP")
     }
+    lines += ClientReach(config).lines
     lines += config.warnings.map { "warning: \($0)" }
     return lines.joined(separator: "\n")
 }

@@ -1,3 +1,5 @@
+import XMPPCore
+
 /// The TLS policy in force once `tls = auto` is resolved, and why; the
 /// server logs it at start and `check-config` prints it.
 public struct EffectiveTLSPolicy: Sendable, Equatable, CustomStringConvertible {
@@ -29,9 +31,11 @@ public struct EffectiveTLSPolicy: Sendable, Equatable, CustomStringConvertible {
 public enum CertificateSource: Sendable, Equatable {
     /// The files named by `certificate` and `private_key`.
     case files(certificate: String, privateKey: String)
-    /// A self-signed certificate for the domain (SAN = domain), generated on
-    /// first run at these paths in the data directory and reused after.
-    case selfSigned(certificate: String, privateKey: String)
+    /// Files the server makes in the data directory's `tls` folder: a
+    /// certificate its local certificate authority issues (the authority's
+    /// root beside it, `<domain>-ca.crt`), or, in a data directory from
+    /// before the authority, the self-signed certificate found there.
+    case generated(certificate: String, privateKey: String)
 }
 
 extension ServerConfig {
@@ -63,15 +67,25 @@ extension ServerConfig {
         }
     }
 
-    /// The certificate in use: the configured files, or the self-signed
+    /// The certificate in use: the configured files, or the generated
     /// pair `<data_directory>/tls/<domain>.crt` and `.key`. The domain is in
     /// the file name so that changing the domain makes a new certificate.
     public var certificateSource: CertificateSource {
         if !tls.certificate.isEmpty {
             return .files(certificate: tls.certificate, privateKey: tls.privateKey)
         }
-        let directory = dataDirectory.hasSuffix("/") ? "\(dataDirectory)tls" : "\(dataDirectory)/tls"
-        return .selfSigned(certificate: "\(directory)/\(domain).crt", privateKey: "\(directory)/\(domain).key")
+        return .generated(certificate: "\(tlsDirectory)/\(domain).crt", privateKey: "\(tlsDirectory)/\(domain).key")
+    }
+
+    /// Where the server keeps the certificates it makes: `<data_directory>/tls`.
+    public var tlsDirectory: String {
+        dataDirectory.hasSuffix("/") ? "\(dataDirectory)tls" : "\(dataDirectory)/tls"
+    }
+
+    /// The local certificate authority's root for this domain and data
+    /// directory, if the server has made it (`LocalCertificateAuthority`).
+    public var localAuthority: LocalCertificateAuthority? {
+        try? LocalCertificateAuthority.existing(domain: domain, directory: tlsDirectory)
     }
 
     /// Settings that work but are probably a mistake, one sentence each;
@@ -94,10 +108,10 @@ extension ServerConfig {
                 "TLS is optional on \(names(plaintextExposed)) not loopback: clients there may "
                     + "log in and chat in plaintext")
         }
-        if case .selfSigned = certificateSource, !exposed.isEmpty {
+        if case .generated = certificateSource, !exposed.isEmpty {
             warnings.append(
-                "the certificate is self-signed: clients on other machines refuse it unless told to trust it; "
-                    + "set certificate and private_key for a real one")
+                "the certificate is the server's own: clients on other machines refuse it until they trust its "
+                    + "local CA (swiftletd trust); set certificate and private_key for a real one")
         }
         if authentication.loginThrottle == nil, !exposed.isEmpty {
             warnings.append(

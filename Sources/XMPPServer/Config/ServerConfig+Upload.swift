@@ -145,6 +145,12 @@ extension ServerConfig {
     /// Warnings about the upload settings, for `warnings`.
     var uploadWarnings: [String] {
         guard upload.enabled, upload.url.isEmpty else { return [] }
+        if http.tlsListen.isEmpty {
+            return [
+                "upload URLs are plain http:// (https_listen is empty): Gajim, Dino and iOS apps (App Transport "
+                    + "Security) refuse them; set https_listen"
+            ]
+        }
         let exposed = (listen + directTLSListen).contains { !$0.isLoopback }
         let httpExposed = (http.listen + http.tlsListen).contains { !$0.isLoopback }
         guard exposed, !httpExposed else { return [] }

@@ -329,8 +329,8 @@ public struct ServerConfig: Sendable, Equatable {
         public var maxConnectionsPerNetwork = 100
     }
 
-    /// The built-in HTTP server (`HTTPServer`), whose only use is file
-    /// upload (XEP-0363).
+    /// The built-in HTTP server (`HTTPServer`): file upload (XEP-0363),
+    /// WebSocket, the web chat, metrics and the admin page.
     public struct HTTP: Sendable, Equatable {
         /// Plain HTTP listeners; loopback addresses only (validation refuses
         /// others), for local development and for a TLS reverse proxy on the
@@ -339,9 +339,13 @@ public struct ServerConfig: Sendable, Equatable {
             ListenAddress(SocketAddress(ip: "127.0.0.1", port: 5280)!),
             ListenAddress(SocketAddress(ip: "::1", port: 5280)!),
         ]
-        /// HTTPS listeners, with the server's certificate. Key
-        /// `https_listen`, default none.
-        public var tlsListen: [ListenAddress] = []
+        /// HTTPS listeners, with the server's certificate; upload URLs use
+        /// the first, since Gajim, Dino and iOS apps refuse plain HTTP. Key
+        /// `https_listen`, default `127.0.0.1:5281, [::1]:5281`.
+        public var tlsListen = [
+            ListenAddress(SocketAddress(ip: "127.0.0.1", port: 5281)!),
+            ListenAddress(SocketAddress(ip: "::1", port: 5281)!),
+        ]
         /// How long a client may take to send a request's head, and may
         /// stay silent while sending its body, before it gets `408`. Key
         /// `http_timeout`, default 30s, from 1s to 1h.

@@ -25,8 +25,11 @@ public struct ServerOptions: Sendable, Equatable {
           --domain DOMAIN   The XMPP domain served (config key domain).
           --listen ADDRESS  Listen on ADDRESS:PORT; repeat for several (key listen).
           --http-listen ADDRESS
-                            Serve uploads over HTTP on ADDRESS:PORT; repeat for
-                            several (key http_listen).
+                            Serve HTTP on ADDRESS:PORT; repeat for several (key
+                            http_listen).
+          --https-listen ADDRESS
+                            Serve HTTPS, and uploads, on ADDRESS:PORT; repeat
+                            for several (key https_listen).
           --data-dir PATH   The data directory (key data_directory).
           --tls POLICY      auto, required or optional (key tls).
           --i-know-demo-passwords-are-public
@@ -37,17 +40,17 @@ public struct ServerOptions: Sendable, Equatable {
     /// The options that set a config key, and that key.
     static let keyOptions = [
         "--domain": "domain", "--listen": "listen", "--data-dir": "data_directory", "--tls": "tls",
-        "--http-listen": "http_listen",
+        "--http-listen": "http_listen", "--https-listen": "https_listen",
     ]
 
     /// The options that may be repeated, each adding to a list.
-    static let listOptions: Set<String> = ["--listen", "--http-listen"]
+    static let listOptions: Set<String> = ["--listen", "--http-listen", "--https-listen"]
 
     /// Reads `arguments` (without the program name).
     ///
     /// - Throws: `UsageError` for an unknown option, an option without its
-    ///   value, or an option other than `--listen` and `--http-listen`
-    ///   given twice.
+    ///   value, or an option other than `--listen`, `--http-listen` and
+    ///   `--https-listen` given twice.
     public static func parse(_ arguments: [String]) throws(UsageError) -> ServerOptions {
         var options = ServerOptions()
         var remaining = arguments[...]

@@ -23,13 +23,14 @@ final class ServerFixture: ClientTestServer, Sendable {
         config.dataDirectory = dataDirectory
         config.listen = [ListenAddress("127.0.0.1:0")!]
         config.http.listen = [ListenAddress("127.0.0.1:0")!]
+        config.http.tlsListen = []
         config.threads = TestThreads.count
         configure(&config)
         do {
             server = try Server(config: config, log: Logger(level: .warning, label: "fixture", sink: NoLog()))
             address = try server.start()[0]
-            guard case .selfSigned(let certificate, _) = config.certificateSource else {
-                throw TestFailure("expected a self-signed certificate")
+            guard case .generated(let certificate, _) = config.certificateSource else {
+                throw TestFailure("expected a certificate the server made")
             }
             fingerprint = try CertificateFingerprint(
                 certificatePEM: try String(contentsOfFile: certificate, encoding: .utf8))

@@ -24,7 +24,7 @@ import Testing
 
     @Test func metricsNeedAnHTTPListener() throws {
         let failure = try #require(throws: ConfigError.self) {
-            try parse("metrics = yes\nupload = no\nhttp_listen =\n")
+            try parse("metrics = yes\nupload = no\nhttp_listen =\nhttps_listen =\n")
         }
         #expect(failure.key == "metrics")
     }

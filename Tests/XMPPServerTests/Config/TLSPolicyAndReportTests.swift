@@ -41,7 +41,7 @@ import Testing
     @Test func certificateSource() throws {
         #expect(
             try config("domain = ydc.local\ndata_directory = /srv/x/").certificateSource
-                == .selfSigned(certificate: "/srv/x/tls/ydc.local.crt", privateKey: "/srv/x/tls/ydc.local.key"))
+                == .generated(certificate: "/srv/x/tls/ydc.local.crt", privateKey: "/srv/x/tls/ydc.local.key"))
         #expect(
             try config("certificate = c.pem\nprivate_key = k.pem").certificateSource
                 == .files(certificate: "c.pem", privateKey: "k.pem"))
@@ -58,7 +58,7 @@ import Testing
         #expect(warnings.count == 6, "\(warnings)")
         #expect(warnings[0].hasPrefix("registration is open on 0.0.0.0:5222, which is not loopback"))
         #expect(warnings[1].hasPrefix("TLS is optional on 0.0.0.0:5222"))
-        #expect(warnings[2].hasPrefix("the certificate is self-signed"))
+        #expect(warnings[2].hasPrefix("the certificate is the server's own: clients on other machines refuse it"))
         #expect(warnings[3].hasPrefix("login_throttle is off"))
         #expect(warnings[4].hasPrefix("max_stanza_size is below 1MiB"))
         #expect(warnings[5].hasPrefix("clients on other machines cannot upload files"))
@@ -83,8 +83,14 @@ import Testing
         #expect(lines.contains { $0.contains("FAST (XEP-0484)") && $0.contains("tokens valid 21d") })
         #expect(
             lines.contains {
-                $0.hasPrefix("Certificate: self-signed for ydc.local") && $0.contains("data/tls/ydc.local.crt")
+                $0.hasPrefix("Certificate: issued for ydc.local by the local CA") && $0.contains("data/tls/ydc.local.crt")
             })
+        #expect(lines.contains("Connect: USER@ydc.local at 127.0.0.1 or ::1 port 5222 (STARTTLS)"))
+        #expect(lines.contains("Uploads: https://ydc.local:5281/upload/…"))
+        #expect(
+            lines.contains(
+                "Certificate: from a local CA the server creates at first start (data/tls/ydc.local-ca.crt); "
+                    + "then: swiftletd trust"))
         #expect(!report.contains("warning:"))
     }
 

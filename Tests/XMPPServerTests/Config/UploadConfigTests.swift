@@ -16,7 +16,7 @@ import Testing
     @Test func defaults() throws {
         let config = try parse("")
         #expect(config.http.listen.map(\.description) == ["127.0.0.1:5280", "[::1]:5280"])
-        #expect(config.http.tlsListen.isEmpty)
+        #expect(config.http.tlsListen.map(\.description) == ["127.0.0.1:5281", "[::1]:5281"])
         #expect(config.http.timeout == .seconds(30))
         #expect(config.upload.enabled)
         #expect(config.uploadService == "upload.localhost")
@@ -25,7 +25,16 @@ import Testing
         #expect(config.upload.quota == 1 << 30)
         #expect(config.upload.slotLifetime == .seconds(300))
         #expect(config.upload.expiry == .seconds(30 * 86_400))
+        #expect(config.effectiveUploadURL()?.url == "https://localhost:5281", "Gajim, Dino and iOS refuse http")
+        #expect(config.uploadWarnings.isEmpty)
+    }
+
+    @Test func plainHTTPUploadsAreChosenExplicitlyAndWarned() throws {
+        let config = try parse("https_listen =")
         #expect(config.effectiveUploadURL()?.url == "http://localhost:5280")
+        #expect(config.uploadWarnings.count == 1)
+        #expect(config.uploadWarnings.first?.hasPrefix("upload URLs are plain http:// (https_listen is empty)") == true)
+        #expect(ClientReach(config).uploads.hasSuffix("(plain HTTP: Gajim, Dino and iOS apps refuse it)"))
     }
 
     @Test func everyKeySetsItsField() throws {
@@ -59,12 +68,12 @@ import Testing
     @Test func theURLPrefersHTTPSAndTakesTheBoundPorts() throws {
         let https = try parse("domain = ydc.local\nhttps_listen = 0.0.0.0:5281")
         #expect(https.effectiveUploadURL()?.url == "https://ydc.local:5281")
-        let zero = try parse("http_listen = 127.0.0.1:0")
+        let zero = try parse("http_listen = 127.0.0.1:0\nhttps_listen =")
         #expect(zero.effectiveUploadURL(httpPort: 41234)?.url == "http://localhost:41234")
-        let none = try parse("http_listen =\nupload = no")
+        let none = try parse("http_listen =\nhttps_listen =\nupload = no")
         #expect(none.effectiveUploadURL() == nil)
         let ipv6 = try parse("domain = [::1]")
-        #expect(ipv6.effectiveUploadURL()?.url == "http://[::1]:5280")
+        #expect(ipv6.effectiveUploadURL()?.url == "https://[::1]:5281")
         #expect(try parse("upload_service = httpfileupload.localhost").uploadServiceAddresses == ["httpfileupload.localhost"])
     }
 
@@ -107,7 +116,7 @@ import Testing
         let report = checkConfigReport(try parse("domain = ydc.local"))
         let lines = report.split(separator: "\n").map(String.init)
         #expect(lines.contains("Upload (XEP-0363): service upload.ydc.local (also httpfileupload.ydc.local)"))
-        #expect(lines.contains("  URLs http://ydc.local:5280/upload/…: the first http_listen address; no https_listen is set"))
+        #expect(lines.contains("  URLs https://ydc.local:5281/upload/…: the first https_listen address"))
         #expect(lines.contains("http_listen                           = 127.0.0.1:5280, [::1]:5280"))
         let off = checkConfigReport(try parse("upload = no"))
         #expect(off.contains("Upload (XEP-0363): off; nothing listens for HTTP"))

@@ -25,7 +25,7 @@ struct AdHocInteropTests {
         let daemon = try SwiftletdProcess(dataDirectory: dataDirectory, arguments: ["--config", config])
         defer { daemon.kill() }
         let outcome = try PythonInterop.run(
-            "adhoc_interop.py", at: daemon.address, trusting: dataDirectory + "/tls/localhost.crt", arguments: ["boss"],
+            "adhoc_interop.py", at: daemon.address, trusting: dataDirectory + "/tls/localhost-ca.crt", arguments: ["boss"],
             timeout: SlixmppInteropTests.scriptTimeout)
         PythonInterop.expectPassed(
             outcome, "adhoc_interop.py", lastLine: "ok   all ad-hoc interop steps passed",

@@ -14,7 +14,7 @@ struct DemoModeTests {
     /// Starts `swiftletd demo` with `arguments`; returns it with its address.
     private func startDemo(_ arguments: [String]) throws -> (ChildProcess, SocketAddress) {
         let child = try ChildProcess(
-            try ChildProcess.builtExecutable("swiftletd"), ["demo", "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"] + arguments)
+            try ChildProcess.builtExecutable("swiftletd"), ["demo", "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--https-listen", "127.0.0.1:0"] + arguments)
         let line = try child.waitForLine(containing: "Listening on: ", timeout: Self.timeout)
         let text = line.split(separator: "Listening on: ").last.map(String.init) ?? ""
         guard let address = SocketAddress(text.trimmingCharacters(in: .whitespaces)) else {
@@ -34,9 +34,9 @@ struct DemoModeTests {
         #expect(demo.output.contains("password \"swiftlet\""))
         #expect(demo.output.contains("lobby@conference.localhost"))
         #expect(demo.output.contains("Web chat, to be the other person: http://127.0.0.1:"))
-        #expect(demo.output.contains("xcrun simctl keychain booted add-root-cert \(directory)/tls/localhost.crt"))
+        #expect(demo.output.contains("xcrun simctl keychain booted add-root-cert \(directory)/tls/localhost-ca.crt"))
         let outcome = try PythonInterop.run(
-            "demo_interop.py", at: address, trusting: "\(directory)/tls/localhost.crt", timeout: Self.timeout)
+            "demo_interop.py", at: address, trusting: "\(directory)/tls/localhost-ca.crt", timeout: Self.timeout)
         PythonInterop.expectPassed(
             outcome, "demo_interop.py", lastLine: "ok   what bob says in the lobby reaches alice", timeout: Self.timeout)
     }

@@ -23,7 +23,8 @@ final class LiveServer {
     /// The bound addresses, IPv4 first.
     let addresses: [SocketAddress]
     let dataDirectory: String
-    /// `<data>/tls/localhost.crt`, as the server generated it.
+    /// `<data>/tls/localhost-ca.crt`, the root of the local CA that
+    /// issued the server's certificate.
     let certificatePath: String
     /// Its PEM text, which clients trust as a root.
     let certificatePEM: String
@@ -39,16 +40,20 @@ final class LiveServer {
         config.listen = [ListenAddress("127.0.0.1:0")!]
         if LiveSocket.ipv6LoopbackWorks { config.listen.append(ListenAddress("[::1]:0")!) }
         config.http.listen = [ListenAddress("127.0.0.1:0")!]
+        config.http.tlsListen = []
         config.threads = TestThreads.count
         configure(&config)
         do {
             server = try Server(config: config, log: Logger(level: .debug, label: "live", sink: log))
             addresses = try server.start()
-            guard case .selfSigned(let certificate, _) = config.certificateSource else {
-                throw TestFailure("expected a self-signed certificate in the data directory")
+            guard case .generated(let certificate, _) = config.certificateSource else {
+                throw TestFailure("expected a certificate the server made in the data directory")
             }
-            certificatePath = certificate
-            certificatePEM = try String(contentsOfFile: certificate, encoding: .utf8)
+            guard let authority = server.localAuthority else {
+                throw TestFailure("expected \(certificate) issued by the local CA")
+            }
+            certificatePath = authority.certificatePath
+            certificatePEM = try String(contentsOfFile: certificatePath, encoding: .utf8)
         } catch {
             try? FileManager.default.removeItem(atPath: dataDirectory)
             throw error

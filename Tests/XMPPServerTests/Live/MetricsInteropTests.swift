@@ -46,7 +46,7 @@ struct MetricsInteropTests {
 
         func script(_ arguments: [String]) throws {
             let outcome = try PythonInterop.run(
-                "metrics_interop.py", at: server.address, trusting: "\(dataDirectory)/tls/localhost.crt",
+                "metrics_interop.py", at: server.address, trusting: "\(dataDirectory)/tls/localhost-ca.crt",
                 arguments: [String(httpPort), Self.token, state] + arguments, timeout: Self.scriptTimeout)
             PythonInterop.expectPassed(
                 outcome, "metrics_interop.py \(arguments[0])",

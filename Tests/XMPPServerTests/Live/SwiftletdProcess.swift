@@ -25,14 +25,14 @@ final class SwiftletdProcess {
     init(dataDirectory: String, arguments: [String] = []) throws {
         child = try ChildProcess(
             try Self.executable(),
-            ["--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--data-dir", dataDirectory] + arguments)
+            ["--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--https-listen", "127.0.0.1:0", "--data-dir", dataDirectory] + arguments)
         let line = try child.waitForLine(containing: "listening on 127.0.0.1:", timeout: Self.startTimeout)
         let text = line.split(separator: "listening on ").last?.split(separator: " ").first.map(String.init)
         guard let text, let address = SocketAddress(text) else {
             throw TestFailure("no address in the log line '\(line)'")
         }
         self.address = address
-        certificatePEM = try String(contentsOfFile: "\(dataDirectory)/tls/localhost.crt", encoding: .utf8)
+        certificatePEM = try String(contentsOfFile: "\(dataDirectory)/tls/localhost-ca.crt", encoding: .utf8)
     }
 
     /// Creates an account with `swiftletd adduser NAME --data-dir DIR`,

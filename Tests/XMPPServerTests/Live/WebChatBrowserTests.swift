@@ -131,7 +131,7 @@ struct WebChatBrowserTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let demo = try ChildProcess(
             try ChildProcess.builtExecutable("swiftletd"),
-            ["demo", "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--data-dir", directory])
+            ["demo", "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--https-listen", "127.0.0.1:0", "--data-dir", directory])
         defer { demo.kill() }
         let line = try demo.waitForLine(containing: "HTTP on 127.0.0.1:", timeout: Self.scriptTimeout)
         let http = try #require(
@@ -143,7 +143,7 @@ struct WebChatBrowserTests {
             })
         return try withScreenshotDirectory(keeping: false) { screenshots in
             try PythonInterop.run(
-                "webchat_browser.py", at: address, trusting: "\(directory)/tls/localhost.crt",
+                "webchat_browser.py", at: address, trusting: "\(directory)/tls/localhost-ca.crt",
                 arguments: ["http://127.0.0.1:\(http.port)/chat", screenshots, "demo"], timeout: scriptTimeout)
         }
     }

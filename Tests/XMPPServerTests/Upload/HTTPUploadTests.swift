@@ -75,7 +75,7 @@ import XMPPTestSupport
         let get = try #require(slot.child("get")?[attribute: "url"])
         #expect(slot.child("put")?.elements.isEmpty == true, "no headers: the URL carries the permit")
         let match = try #require(
-            try #/^http://localhost:5280/upload/([A-Za-z0-9_-]{22})/my%20juliet\.jpg$/#.wholeMatch(in: get))
+            try #/^https://localhost:5281/upload/([A-Za-z0-9_-]{22})/my%20juliet\.jpg$/#.wholeMatch(in: get))
         #expect(put.hasPrefix(get + "?v="))
         let permit = put.dropFirst(get.count + 3)
         let service = try #require(server.context.upload)

@@ -4,10 +4,11 @@
     import Darwin
 #endif
 
-/// The machine's IPv4 addresses other than loopback, for the demo banner:
+/// The machine's IPv4 addresses other than loopback, for the demo banner
+/// and the server certificate of a server listening on every address:
 /// what a phone on the same network connects to.
 /// The corresponding C function is `getifaddrs`.
-func lanIPv4Addresses() -> [String] {
+public func lanIPv4Addresses() -> [String] {
     var list: UnsafeMutablePointer<ifaddrs>?
     guard getifaddrs(&list) == 0 else { return [] }
     defer { freeifaddrs(list) }
