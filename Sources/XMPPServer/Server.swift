@@ -212,6 +212,11 @@ public final class Server: @unchecked Sendable {
             routes.add(HostMetaResponder.xmlPath, hostMeta)
             routes.add(HostMetaResponder.jsonPath, hostMeta)
         }
+        if let localAuthority {
+            let responder = try LocalCAResponder(authority: localAuthority)
+            routes.add(LocalCAResponder.profilePath, responder)
+            routes.add(LocalCAResponder.certificatePath, responder)
+        }
         if config.http.metrics {
             let metrics = MetricsEndpoint(context: context, loops: homes.map(\.context), storage: storage) { [storage] in
                 storage.statistics

@@ -22,6 +22,10 @@ let usage = """
                                        (e.g. --listen 0.0.0.0:5222 for a phone on the LAN,
                                        with --i-know-demo-passwords-are-public).
       swiftletd check-config [OPTIONS] Print the settings in force and why.
+      swiftletd trust [--install | --uninstall] [OPTIONS]
+                                       Print how to trust the local CA (this machine,
+                                       Firefox, the iOS Simulator, a phone); with --install
+                                       do what this machine permits, --uninstall undoes it.
       swiftletd adduser USER [OPTIONS] Create an account; the password is read
                                        from the terminal, or from standard input.
       swiftletd passwd USER [OPTIONS]  Set an account's password (read the same way).
@@ -70,6 +74,9 @@ do {
 
 let command = options.arguments.first ?? "run"
 let operands = Array(options.arguments.dropFirst())
+if options.trustAction != nil, command != "trust" {
+    fail("--install and --uninstall are for trust\n\n\(usage)", status: .usage)
+}
 
 /// The single USER operand of an account command.
 func user() -> String {
@@ -147,6 +154,22 @@ case "demo":
     runDemo()
 case "check-config":
     print(checkConfigReport(config), terminator: "")
+case "trust":
+    guard operands.isEmpty else { fail("trust takes no operands\n\n\(usage)", status: .usage) }
+    let trust: LocalCATrust
+    do {
+        trust = try LocalCATrust(config: config)
+    } catch let unavailable as LocalCATrust.Unavailable {
+        fail("no local CA to trust: \(unavailable)", status: .badData)
+    } catch {
+        fail("cannot make the local CA in \(config.tlsDirectory): \(error)", status: .localFile)
+    }
+    print(trust.instructions())
+    guard let action = options.trustAction else { break }
+    print("")
+    let outcomes = action == .install ? trust.install() : trust.uninstall()
+    for outcome in outcomes { print(outcome) }
+    if outcomes.contains(where: { if case .failed = $0 { true } else { false } }) { exit(ExitStatus.localFile.rawValue) }
 case "adduser":
     let name = user()
     admin { try $0.addUser(name, password: PasswordInput.read(confirm: true)) }

@@ -18,6 +18,14 @@ public struct ServerOptions: Sendable, Equatable {
     /// `--i-know-demo-passwords-are-public`: lets `demo` listen beyond
     /// loopback, or seed into a data directory with other accounts.
     public var demoPasswordsMayBePublic = false
+    /// `--install` or `--uninstall`: what `trust` does beyond printing.
+    public var trustAction: TrustAction?
+
+    /// What `swiftletd trust` is asked to do to this machine's trust stores.
+    public enum TrustAction: String, Sendable, Equatable {
+        case install = "--install"
+        case uninstall = "--uninstall"
+    }
 
     /// The options' help lines, for the usage text.
     public static let help = """
@@ -35,6 +43,9 @@ public struct ServerOptions: Sendable, Equatable {
           --i-know-demo-passwords-are-public
                             Let demo listen beyond loopback, or add its accounts
                             to a data directory that has others.
+          --install, --uninstall
+                            For trust: add the local CA to this machine's trust
+                            stores where permitted, or remove it.
         """
 
     /// The options that set a config key, and that key.
@@ -65,6 +76,11 @@ public struct ServerOptions: Sendable, Equatable {
             }
             if argument == "--i-know-demo-passwords-are-public" {
                 options.demoPasswordsMayBePublic = true
+                continue
+            }
+            if let action = TrustAction(rawValue: argument) {
+                guard options.trustAction == nil else { throw UsageError("give --install or --uninstall once") }
+                options.trustAction = action
                 continue
             }
             let name = String(argument.prefix { $0 != "=" })

@@ -53,7 +53,7 @@ struct ServerCertificate {
     }
 
     /// This machine's name, for the authority's own name.
-    private static func hostName() -> String {
+    static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "this machine" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
