@@ -33,7 +33,7 @@ Prints one line per step and exits non-zero on the first failure. Every
 step has a deadline, so the script always ends by itself.
 
 Usage: extensions_interop.py HOST PORT DOMAIN CA_CERTIFICATE [SCENARIO...]
-(CA_CERTIFICATE: the server's self-signed certificate, which slixmpp is
+(CA_CERTIFICATE: the server's local CA root, which slixmpp is
 told to trust, so TLS is verified for real. No SCENARIO: all of them.)
 """
 import asyncio

@@ -20,7 +20,7 @@ Prints one line per step and exits non-zero on the first failure. Every
 step has a deadline, so the script always ends by itself.
 
 Usage: im_interop.py HOST PORT DOMAIN CA_CERTIFICATE [slixmpp|aioxmpp]
-(CA_CERTIFICATE: the server's self-signed certificate, which both libraries
+(CA_CERTIFICATE: the server's local CA root, which both libraries
 are told to trust, so TLS is verified for real.)
 """
 import asyncio
@@ -316,7 +316,7 @@ class HostnameVerifier(aioxmpp.security_layer.PKIXCertificateVerifier):
     COMPAT: aioxmpp 0.13.3 reads the SAN with `X509.get_extension`, which
     pyOpenSSL 24.3 removed, so its own check raises on any pyOpenSSL that
     installs next to current `cryptography`. Exact names only, no wildcards:
-    the server's self-signed certificate names its domain.
+    the server's certificate names its domain.
     """
 
     def verify_callback(self, conn, x509, errno, errdepth, returncode):

@@ -25,8 +25,8 @@ connection, after success too, with NBXMPP_REGISTER_TRACE=1). Every step
 has a deadline, so the script always ends by itself.
 
 Usage: nbxmpp_register.py HOST PORT DOMAIN CA_CERTIFICATE
-(CA_CERTIFICATE is the server's self-signed certificate, which nbxmpp is
-told to accept.)
+(CA_CERTIFICATE is the server's local CA root, GLib's trust store for
+the run.)
 """
 import os
 import re

@@ -15,8 +15,8 @@ Prints one line per step and exits non-zero on the first failure. Every
 step has a deadline, so the script always ends by itself.
 
 Usage: nbxmpp_sasl2.py HOST PORT DOMAIN CA_CERTIFICATE USERNAME PASSWORD
-(the account exists already; CA_CERTIFICATE is the server's self-signed
-certificate, which nbxmpp is told to accept.)
+(the account exists already; CA_CERTIFICATE is the server's local CA root,
+GLib's trust store for the run.)
 """
 import re
 import sys

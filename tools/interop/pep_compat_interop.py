@@ -24,7 +24,7 @@ Prints one line per step and exits non-zero on the first failure. Every
 step has a deadline, so the script always ends by itself.
 
 Usage: pep_compat_interop.py HOST PORT DOMAIN CA_CERTIFICATE
-(CA_CERTIFICATE: the server's self-signed certificate, which both libraries
+(CA_CERTIFICATE: the server's local CA root, which both libraries
 are told to trust, so TLS is verified for real.)
 """
 import asyncio

@@ -33,7 +33,7 @@ the first failure. Every read has a deadline, so the script always ends
 by itself.
 
 Usage: sasl2_interop.py HOST PORT DOMAIN CA_CERTIFICATE
-(CA_CERTIFICATE: the server's self-signed certificate, trusted as the
+(CA_CERTIFICATE: the server's local CA root, trusted as the
 root, so TLS is verified for real.)
 """
 import base64

@@ -7,7 +7,7 @@ hands out SCHEME URLs and takes files of at most MAX_SIZE bytes:
   2. alice's upload_file finds the service by disco (upload.DOMAIN, with
      max-file-size MAX_SIZE in its form), asks for a slot and PUTs a file
      of 1 MiB random bytes with aiohttp, over http or https as the server
-     says (https: the server's self-signed certificate verified),
+     says (https: verified against the server's local CA root),
   3. alice sends bob the GET URL in a chat message, in the body and in a
      XEP-0066 <x xmlns='jabber:x:oob'><url/></x>,
   4. bob gets the message, downloads the URL with aiohttp and finds the
@@ -20,7 +20,7 @@ Prints one line per step and exits non-zero on the first failure. Every
 step has a deadline, so the script always ends by itself.
 
 Usage: upload_interop.py HOST PORT DOMAIN CA_CERTIFICATE SCHEME MAX_SIZE
-(CA_CERTIFICATE: the server's self-signed certificate, trusted for XMPP's
+(CA_CERTIFICATE: the server's local CA root, trusted for XMPP's
 STARTTLS and for HTTPS; SCHEME: http or https, what the slot URLs must use.)
 """
 import os

@@ -60,7 +60,7 @@ def ok(text):
 def browser(name, https):
     """A headless Chromium of its own (profile in a temporary directory)
     that resolves no name but loopback's; for `https`, one that accepts
-    the test server's self-signed certificate."""
+    the test server's local CA root."""
     options = Options()
     if https:
         options.add_argument("--ignore-certificate-errors")

@@ -7,8 +7,8 @@ import XMPPServer
 /// message, downloads it as the recipient and compares the bytes, asks
 /// `httpfileupload.localhost` for a slot, and gets `file-too-large` with the
 /// limit for a file over `upload_max_size`. Once with plain HTTP URLs, once
-/// with HTTPS (`https_listen`, the server's self-signed certificate
-/// verified).
+/// with HTTPS (`https_listen`, the certificate verified against the
+/// server's local CA).
 ///
 /// Skipped when `python3 -c "import slixmpp, aiohttp"` fails (slixmpp's
 /// upload plugin needs aiohttp), unless `SWIFTLET_REQUIRE_INTEROP=1` (as
