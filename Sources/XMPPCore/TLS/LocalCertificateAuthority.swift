@@ -189,10 +189,7 @@ public struct LocalCertificateAuthority: Sendable, Hashable {
             let fingerprint = CertificateFingerprint(certificate: current)
             let unchanged = CertificateFiles(
                 certificatePath: certificatePath, privateKeyPath: keyPath, fingerprint: fingerprint, wasCreated: false)
-            guard X509_verify(current, X509_get0_pubkey(root)) == 1 else {
-                OpenSSLErrorQueue.clear()
-                return unchanged
-            }
+            guard issued(certificateAt: certificatePath) else { return unchanged }
             let key = try? CertificateBuilder.readPrivateKey(path: keyPath)
             defer { key.map { EVP_PKEY_free($0) } }
             if let key, X509_check_private_key(current, key) == 1, Self.covers(current, covered),
@@ -203,6 +200,16 @@ public struct LocalCertificateAuthority: Sendable, Hashable {
             OpenSSLErrorQueue.clear()
         }
         return try issue(for: covered, root: root, certificatePath: certificatePath, keyPath: keyPath)
+    }
+
+    /// Whether this root signed the certificate in the PEM file at `path`.
+    public func issued(certificateAt path: String) -> Bool {
+        guard let root = try? X509Certificates.readFirst(path: certificatePath) else { return false }
+        defer { X509_free(root) }
+        guard let certificate = try? X509Certificates.readFirst(path: path) else { return false }
+        defer { X509_free(certificate) }
+        defer { OpenSSLErrorQueue.clear() }
+        return X509_verify(certificate, X509_get0_pubkey(root)) == 1
     }
 
     /// Whether `certificate` names every one of `names`.

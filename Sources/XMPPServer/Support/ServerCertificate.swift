@@ -44,9 +44,12 @@ struct ServerCertificate {
                         + "names (the domain, localhost, private addresses); set certificate and private_key to serve them")
             }
             let files = try authority.serverCertificate(for: names, directory: directory)
-            log.notice(
-                "TLS certificate: \(files.certificatePath) (issued by the local CA, "
-                    + "\(files.wasCreated ? "now" : "reused"); SHA-256 \(files.fingerprint))")
+            let origin =
+                files.wasCreated
+                ? "issued by the local CA now"
+                : authority.issued(certificateAt: files.certificatePath)
+                    ? "issued by the local CA, reused" : "not issued by the local CA: put there by hand, used as it is"
+            log.notice("TLS certificate: \(files.certificatePath) (\(origin); SHA-256 \(files.fingerprint))")
             if authority.wasCreated { log.notice("local CA created: \(authority.certificatePath)") }
             return ServerCertificate(configuration: .server(certificate: files.source), authority: authority)
         }
