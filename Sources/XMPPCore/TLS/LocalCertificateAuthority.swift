@@ -84,9 +84,13 @@ public struct LocalCertificateAuthority: Sendable, Hashable {
         }
         let key = try CertificateBuilder.newKey()
         defer { EVP_PKEY_free(key) }
-        let names = ["Swiftlet local CA for \(domain) on \(host)", "Swiftlet local CA for \(domain)"]
+        // A random tag makes each root's name its own: verifiers find an
+        // issuer by name, and a second root of the same name in a trust
+        // store (another data directory's) would hide this one.
+        let tag = Hex.encode(Crypto.randomBytes(count: 4))
+        let names = ["Swiftlet local CA \(tag) for \(domain) on \(host)", "Swiftlet local CA \(tag) for \(domain)"]
         let request = CertificateBuilder.Request(
-            commonName: names.first(where: CertificateBuilder.fitsCommonName) ?? "Swiftlet local CA",
+            commonName: names.first(where: CertificateBuilder.fitsCommonName) ?? "Swiftlet local CA \(tag)",
             organization: "Swiftlet local development CA", validityDays: validityDays,
             extensions: [
                 (NID_basic_constraints, "critical,CA:TRUE,pathlen:0"),

@@ -49,6 +49,23 @@ import Testing
         }
     }
 
+    /// Verifiers look an issuer up by name: two roots of one name in a
+    /// trust store (two data directories) would hide one another.
+    @Test func everyRootHasANameOfItsOwn() throws {
+        try inDirectory { first in
+            try inDirectory { second in
+                let one = try LocalCertificateAuthority.loadOrCreate(domain: "localhost", directory: first, host: "box")
+                let other = try LocalCertificateAuthority.loadOrCreate(domain: "localhost", directory: second, host: "box")
+                let names = try [one, other].map { root in
+                    let certificate = try X509Certificates.readFirst(path: root.certificatePath)
+                    defer { X509_free(certificate) }
+                    return X509_NAME_hash_ex(X509_get_subject_name(certificate), nil, nil, nil)
+                }
+                #expect(names[0] != names[1])
+            }
+        }
+    }
+
     @Test func itPermitsTheDomainLocalhostAndPrivateAddressesOnly() throws {
         try inDirectory { directory in
             let root = try LocalCertificateAuthority.loadOrCreate(domain: "chat.example", directory: directory, host: "box")

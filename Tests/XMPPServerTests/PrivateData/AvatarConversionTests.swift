@@ -55,6 +55,7 @@ import XMPPTestSupport
         #expect(jpeg.dimensions?.width == 9)
         #expect(jpeg.dimensions?.height == 7)
         #expect(AvatarImage(bytes: [1, 2, 3], type: "image/x-test").dimensions == nil)
+        #expect(AvatarImage(bytes: png, type: "img/png").type == "image/png", "profanity 0.13's type")
     }
 
     @Test func aVCardPhotoMayBeWrappedInLines() {

@@ -13,10 +13,12 @@ struct AvatarImage: Equatable {
     let hash: String
 
     /// The image `bytes` of media type `type`, or of the type its first
-    /// bytes show when `type` is nil or empty.
+    /// bytes show when `type` is nil, empty or not an `image/` type.
+    ///
+    /// COMPAT: profanity 0.13 declares its XEP-0084 avatars `img/png`.
     init(bytes: [UInt8], type: String?) {
         self.bytes = bytes
-        self.type = type.flatMap { $0.isEmpty ? nil : $0 } ?? Self.sniffedType(of: bytes) ?? "image/png"
+        self.type = type.flatMap { $0.hasPrefix("image/") ? $0 : nil } ?? Self.sniffedType(of: bytes) ?? "image/png"
         self.hash = Hex.encode(HashFunction.sha1.hash(bytes))
     }
 
