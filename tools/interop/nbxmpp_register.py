@@ -10,7 +10,7 @@ request_register_form(), preferring the data form over the legacy fields,
 filling in its fields, turning it into a submit form and handing it to
 submit_register_form(). Then it logs in with the new account. This script
 does the same, one connection at a time, with the server's certificate
-pinned:
+verified against its local CA:
   1. a register-mode connection gets the form: a data form with FORM_TYPE
      jabber:iq:register and username and password fields,
   2. the filled-in form (a fresh random username) creates the account,

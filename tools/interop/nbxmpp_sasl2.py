@@ -5,7 +5,8 @@ running swiftletd (loopback only).
 nbxmpp 7 authenticates with SASL2 whenever the stream offers it, with
 SCRAM (its channel binding is switched off, so no -PLUS), then binds a
 resource the RFC 6120 way and enables stream management (it has no Bind
-2). Over STARTTLS, with the server's certificate pinned:
+2). Over STARTTLS, with the server's certificate verified against its
+local CA:
   1. nbxmpp logs in: it sends <authenticate xmlns='urn:xmpp:sasl:2'/>,
      gets <success xmlns='urn:xmpp:sasl:2'/>, and reports the connection
      with a bound full JID,
