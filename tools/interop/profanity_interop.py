@@ -172,57 +172,35 @@ def process_exists(pid):
         return True
 
 
-class Bob(slixmpp_account.Records):
-    """bob: a fresh account, logged in with slixmpp; records the chat
-    messages it receives and the presence of his contacts."""
+class Bob(slixmpp_account.Peer):
+    """bob: a fresh account, logged in with slixmpp; records (from, body,
+    oob url) of the chat messages it receives and the presence of his
+    contacts, and accepts a subscription request without asking back."""
 
     def __init__(self, server):
-        super().__init__()
-        self.server = server
-        self.user = "bob" + secrets.token_hex(4)
-        self.jid = f"{self.user}@{server['domain']}"
-        self.password = "pw-" + secrets.token_hex(6)
-        # (from, body, oob url) of every chat or normal message with a body.
-        self.messages = []
+        super().__init__(
+            server, "bob", BOB_PLUGINS, BOB_RESOURCE,
+            lambda message: (str(message["from"]), message["body"], message["oob"]["url"]), STEP_TIMEOUT)
         # Bare JID -> "available" or "unavailable", the latest presence.
         self.presence = {}
-        self.client = None
 
-    async def register(self):
-        client = slixmpp_account.make_client(self.jid, self.password, self.server["ca"], ("xep_0077",))
-        await slixmpp_account.register(
-            client, self.server["host"], self.server["port"], self.user, self.password, STEP_TIMEOUT)
-
-    async def login(self):
-        client = slixmpp_account.make_client(
-            f"{self.jid}/{BOB_RESOURCE}", self.password, self.server["ca"], BOB_PLUGINS)
-        # bob accepts a subscription request, and does not ask back.
+    def _client(self, jid, register=False):
+        client = super()._client(jid, register)
         client.auto_authorize = True
         client.auto_subscribe = False
-        started = asyncio.get_running_loop().create_future()
-
-        def on_start(_event):
-            client.send_presence()
-            started.set_result(None)
-
-        def on_message(message):
-            if message["type"] in ("chat", "normal") and message["body"]:
-                self.messages.append((str(message["from"]), message["body"], message["oob"]["url"]))
-                self.changed()
 
         def on_presence(presence, kind):
             self.presence[presence["from"].bare] = kind
             self.changed()
 
-        client.add_event_handler("session_start", on_start)
-        client.add_event_handler("message", on_message)
         client.add_event_handler("presence_available", lambda p: on_presence(p, "available"))
         client.add_event_handler("presence_unavailable", lambda p: on_presence(p, "unavailable"))
         client.add_event_handler("roster_update", lambda _: self.changed())
-        self.client = client
-        client.connect(host=self.server["host"], port=self.server["port"])
-        await started
-        await client.get_roster(timeout=STEP_TIMEOUT)
+        return client
+
+    async def login(self):
+        await super().login()
+        await self.client.get_roster(timeout=STEP_TIMEOUT)
 
     def subscription(self, jid):
         roster = self.client.client_roster
@@ -242,10 +220,6 @@ class Bob(slixmpp_account.Records):
             raise
         return ElementTree.fromstring(str(reply)).find(f".//{tag}")
 
-    async def logout(self):
-        if self.client is not None:
-            await self.client.disconnect()
-            self.client = None
 
 
 def tiny_png(width=16, height=16):

@@ -133,8 +133,10 @@ class Peer(Records):
         await started
 
     async def logout(self):
-        await self.client.disconnect()
-        self.client = None
+        """Disconnects, if logged in."""
+        if self.client is not None:
+            await self.client.disconnect()
+            self.client = None
 
 
 def require(condition, detail):

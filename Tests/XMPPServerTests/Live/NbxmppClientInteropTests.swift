@@ -57,14 +57,8 @@ struct NbxmppClientInteropTests {
             // before and after he was away.
             #expect(log.filter { $0.contains("authenticated as alice@localhost with") }.count == 1, "\(logText)")
             #expect(log.filter { $0.contains("authenticated as bob@localhost with") }.count == 2, "\(logText)")
-            // The upload the script reports went through this server: a slot
-            // for the file's size, then the PUT completed.
-            let prefix = "ok   upload: \(Self.uploadSize) bytes, https://"
-            let line = try #require(outcome.output.split(separator: "\n").first { $0.hasPrefix(prefix) })
-            let path = try #require(line.split(separator: " ").first { $0.hasPrefix("https://") })
-            let slot = try #require(path.components(separatedBy: "/upload/").last?.split(separator: "/").first)
-            #expect(log.contains { $0.contains("upload slot \(slot) for \(Self.uploadSize) bytes") }, "\(logText)")
-            #expect(log.contains { $0.contains("upload to slot \(slot) complete") }, "\(logText)")
+            // The upload the script reports went through this server.
+            try PythonInterop.expectUploadLogged(outcome, size: Self.uploadSize, by: server)
         }
     }
 }

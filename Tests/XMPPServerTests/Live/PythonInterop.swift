@@ -70,6 +70,28 @@ enum PythonInterop {
         }
     }
 
+    /// Expects `server` to have logged the upload a script reports in its
+    /// `ok   upload: SIZE bytes, https://…` line: a slot for SIZE bytes,
+    /// then the PUT completed.
+    static func expectUploadLogged(
+        _ outcome: ChildProcess.Outcome, size: Int, by server: LiveServer,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let log = server.log.lines
+        let prefix = "ok   upload: \(size) bytes, https://"
+        let line = try #require(
+            outcome.output.split(separator: "\n").first { $0.hasPrefix(prefix) }, sourceLocation: sourceLocation)
+        let url = try #require(line.split(separator: " ").first { $0.hasPrefix("https://") }, sourceLocation: sourceLocation)
+        let slot = try #require(
+            url.components(separatedBy: "/upload/").last?.split(separator: "/").first, sourceLocation: sourceLocation)
+        #expect(
+            log.contains { $0.contains("upload slot \(slot) for \(size) bytes") }, "\(log.joined(separator: "\n"))",
+            sourceLocation: sourceLocation)
+        #expect(
+            log.contains { $0.contains("upload to slot \(slot) complete") }, "\(log.joined(separator: "\n"))",
+            sourceLocation: sourceLocation)
+    }
+
     /// Records why a test that had to run cannot: the libraries are
     /// missing though CI requires them. Returns whether they are there.
     static func requireAvailable(_ libraries: Libraries, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
