@@ -26,7 +26,7 @@ import XMPPTestSupport
 ///
 /// Skipped when `openssl` (version 3, for `kdf`) cannot be run, unless
 /// `SWIFTLET_REQUIRE_INTEROP=1` (as CI sets it), which makes that a failure.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.clientSuite))
 struct ChannelBindingOpenSSLTests {
     static let label = "EXPORTER-Channel-Binding"
     static let available = (try? openssl(["version"]))?.hasPrefix("OpenSSL 3") == true

@@ -6,7 +6,7 @@ import XMPPTestSupport
 
 /// Connecting, logging in and the ways that fails, against swiftletd on
 /// loopback.
-@Suite("Client connection", .timeLimit(.minutes(1)))
+@Suite("Client connection", .timeLimit(.clientSuite))
 struct ConnectionTests {
     @Test("register, connect over STARTTLS with SCRAM, bind the asked resource, disconnect")
     func registerAndConnect() async throws {

@@ -6,7 +6,7 @@ import XMPPServer
 import XMPPTestSupport
 
 /// Carbons and profiles (vCard, avatar hash) through the client kit.
-@Suite("Client extensions", .timeLimit(.minutes(1)))
+@Suite("Client extensions", .timeLimit(.clientSuite))
 struct ClientExtensionTests {
     @Test("a message sent from one resource shows up, archived as ours, on the other (carbons)")
     func sentCarbon() async throws {
@@ -186,7 +186,7 @@ struct ClientExtensionTests {
 }
 
 /// The server's message archive through the client kit.
-@Suite("Client history", .timeLimit(.minutes(1)))
+@Suite("Client history", .timeLimit(.clientSuite))
 struct ClientHistoryTests {
     @Test("a new device fills its local archive from the server, both directions, once")
     func syncOnNewDevice() async throws {
@@ -235,7 +235,7 @@ struct ClientHistoryTests {
 }
 
 /// Files shared through HTTP upload (XEP-0363) with the client kit.
-@Suite("Client file sharing", .timeLimit(.minutes(1)))
+@Suite("Client file sharing", .timeLimit(.clientSuite))
 struct ClientFileSharingTests {
     @Test("a file is uploaded, announced with its URL (also out of band), and downloads byte for byte")
     func sendAndFetch() async throws {
@@ -339,7 +339,7 @@ struct ClientFileSharingTests {
 }
 
 /// Blocking (XEP-0191) and client state (XEP-0352) through the client kit.
-@Suite("Client blocking and state", .timeLimit(.minutes(1)))
+@Suite("Client blocking and state", .timeLimit(.clientSuite))
 struct ClientBlockingTests {
     @Test("a blocked contact's messages bounce; unblocking everyone lets them through again")
     func blockAndUnblock() async throws {

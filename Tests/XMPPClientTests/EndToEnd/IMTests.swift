@@ -6,7 +6,7 @@ import XMPPTestSupport
 
 /// Roster, subscriptions, presence and messages between two clients on
 /// swiftletd.
-@Suite("Client IM", .timeLimit(.minutes(1)))
+@Suite("Client IM", .timeLimit(.clientSuite))
 struct ClientIMTests {
     /// Alice and Bob, connected, friends with `both` subscriptions.
     static func friends(
@@ -193,7 +193,7 @@ struct ClientIMTests {
 }
 
 /// The roster and archive kept in the client's SQLite file across clients.
-@Suite("Client local store", .timeLimit(.minutes(1)))
+@Suite("Client local store", .timeLimit(.clientSuite))
 struct ClientLocalStoreTests {
     @Test("the roster is cached with its version, shown before connecting, and still right after a versioned fetch")
     func rosterCache() async throws {

@@ -8,7 +8,7 @@ import XMPPTestSupport
 /// SASL2, Bind 2 and FAST between the client kit and swiftletd on
 /// loopback: the strongest login both offer, the token on the next one,
 /// a token that no longer works giving way to the keys, and logging out.
-@Suite("Modern login", .timeLimit(.minutes(1)))
+@Suite("Modern login", .timeLimit(.clientSuite))
 struct ModernLoginTests {
     /// A client for `alice` with the saved `login`, as the installation
     /// `userAgentID`.

@@ -8,7 +8,7 @@ import XMPPTestSupport
 
 /// XEP-0357 through the client kit: an app hands over its APNs device
 /// token, or enables a push service of its own, and disables it again.
-@Suite("Client push", .timeLimit(.minutes(1)))
+@Suite("Client push", .timeLimit(.clientSuite))
 struct ClientPushTests {
     /// The push registrations the server stored for `username`.
     private func registrations(_ fixture: ServerFixture, of username: String) async throws -> [PushRegistration] {

@@ -6,7 +6,7 @@ import XMPPCore
 import XMPPTestSupport
 
 /// Reconnecting after drops, against swiftletd on loopback.
-@Suite("Client reconnect", .timeLimit(.minutes(1)))
+@Suite("Client reconnect", .timeLimit(.clientSuite))
 struct ReconnectTests {
     @Test("a dropped connection comes back, presence re-sent, and what was sent meanwhile arrives")
     func reconnectsAfterDrop() async throws {
@@ -107,7 +107,7 @@ extension XMPPClient {
     }
 }
 
-@Suite("Client stream management", .timeLimit(.minutes(1)))
+@Suite("Client stream management", .timeLimit(.clientSuite))
 struct ClientStreamManagementTests {
     @Test("after a drop the session is resumed: nothing sent meanwhile is lost or doubled, contacts never saw it go")
     func resumesAfterDrop() async throws {

@@ -8,7 +8,7 @@ import XMPPTestSupport
 /// between clients on swiftletd: configuration forms, password and
 /// members-only rooms, kicks, bans, affiliations, mediated invitations and
 /// a room's archive.
-@Suite("Client room administration", .timeLimit(.minutes(1)))
+@Suite("Client room administration", .timeLimit(.clientSuite))
 struct RoomAdminEndToEndTests {
     static let room = RoomTests.room
 

@@ -8,7 +8,7 @@ import XMPPTestSupport
 /// what that service supports today: instant rooms, joins, messages,
 /// private messages, subject, nickname changes, leaving, rejoining after a
 /// new session, and XEP-0402 bookmarks with autojoin.
-@Suite("Client rooms", .timeLimit(.minutes(1)))
+@Suite("Client rooms", .timeLimit(.clientSuite))
 struct RoomTests {
     static let room = try! JID("lounge@conference.localhost")
 

@@ -10,7 +10,7 @@ import XMPPTestSupport
 /// STARTTLS in the client kit's transport: nothing the server (or someone
 /// on the path) sends in plaintext after `<proceed/>` reaches the stream
 /// that TLS secures.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.clientSuite))
 struct StartTLSTests {
     @Test func plaintextAfterProceedFailsTheUpgrade() async throws {
         let listener = try LoopbackListener()

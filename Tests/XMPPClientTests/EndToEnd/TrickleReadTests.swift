@@ -10,7 +10,7 @@ import XMPPTestSupport
 /// The client kit's transport hands on a stanza as soon as its last byte is
 /// read, however small that last read: a large stanza (a vCard photo, a MAM
 /// page) whose final bytes arrive alone is not kept until the next keepalive.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.clientSuite))
 struct TrickleReadTests {
     @Test func aLargeStanzaWhoseLastBytesArriveOneAtATimeIsDelivered() async throws {
         let listener = try LoopbackListener()

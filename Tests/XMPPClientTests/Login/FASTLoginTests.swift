@@ -8,7 +8,7 @@ import XMPPTestSupport
 /// XEP-0484 (FAST) on the client against a scripted server: the saved
 /// token logs in, the server's new one replaces it, and a refused token is
 /// dropped for one SCRAM login with the saved keys, never a loop.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.clientSuite))
 struct FASTLoginTests {
     let keys: SCRAMClientKeys
     let credentials: SCRAMCredentials

@@ -8,7 +8,7 @@ import XMPPTestSupport
 /// The client's choice of login against a scripted server: SASL2 with the
 /// strongest SCRAM and channel binding offered, Bind 2 inline, RFC 6120
 /// SASL when SASL2 is not offered, and XEP-0474 catching a trimmed list.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.clientSuite))
 struct SASL2LoginTests {
     static let alice = try! JID("alice@localhost/swiftlet.1")
 

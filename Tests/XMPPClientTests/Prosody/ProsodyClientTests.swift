@@ -8,7 +8,7 @@ import Testing
     .enabled(
         if: ProsodyFixture.isInstalled || ProsodyFixture.isRequired,
         "Prosody is not installed (apt-get install prosody) — skipping the client kit's scenarios against it"),
-    .serialized, .timeLimit(.minutes(1)))
+    .serialized, .timeLimit(.clientSuite))
 struct ProsodyClientTests {
     @Test func registerAndConnect() async throws { try await ProsodyFixture.run(ConnectionTests.registerAndConnect) }
     @Test func savedKeys() async throws { try await ProsodyFixture.run(ConnectionTests.savedKeys) }

@@ -9,7 +9,7 @@ import Testing
     .enabled(
         if: ProsodyFixture.isInstalled || ProsodyFixture.isRequired,
         "Prosody is not installed (apt-get install prosody) — skipping the client kit's room scenarios against it"),
-    .serialized, .timeLimit(.minutes(1)))
+    .serialized, .timeLimit(.clientSuite))
 struct ProsodyRoomTests {
     @Test func createAndJoin() async throws { try await ProsodyFixture.run(RoomTests.createAndJoin) }
     @Test func nicknameConflict() async throws { try await ProsodyFixture.run(RoomTests.nicknameConflict) }
