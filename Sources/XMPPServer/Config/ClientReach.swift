@@ -9,7 +9,7 @@ public struct ClientReach: Sendable {
     public var connect: String
     /// `Uploads: https://localhost:5281/upload/…` or why there are none.
     public var uploads: String
-    /// The certificate clients must trust, its fingerprint and how.
+    /// `Trust: …`: the certificate clients must trust, its fingerprint and how.
     public var trust: String
 
     /// The three lines, in order.
@@ -48,17 +48,17 @@ public struct ClientReach: Sendable {
 
         switch config.certificateSource {
         case .files(let certificate, _):
-            trust = "Certificate: \(certificate) (set in the config; clients trust it as they trust its issuer)"
+            trust = "Trust: \(certificate) is set in the config; clients trust it as they trust its issuer"
         case .generated(let certificate, _):
             if let authority = authority ?? config.localAuthority {
                 trust =
-                    "Certificate: from the local CA \(authority.certificatePath) (SHA-256 \(authority.fingerprint)); "
+                    "Trust: the local CA \(authority.certificatePath) (SHA-256 \(authority.fingerprint)); "
                     + "to trust it on this machine, a simulator or a phone: swiftletd trust"
             } else if listeners != nil {
-                trust = "Certificate: \(certificate), self-signed (from before the local CA): pin it or trust it on each client"
+                trust = "Trust: \(certificate), self-signed (from before the local CA): pin it or trust it on each client"
             } else {
                 let (root, _) = LocalCertificateAuthority.paths(domain: config.domain, directory: config.tlsDirectory)
-                trust = "Certificate: from a local CA the server creates at first start (\(root)); then: swiftletd trust"
+                trust = "Trust: the local CA the server creates at first start (\(root)); then: swiftletd trust"
             }
         }
     }

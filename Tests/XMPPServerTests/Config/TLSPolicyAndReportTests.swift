@@ -89,7 +89,7 @@ import Testing
         #expect(lines.contains("Uploads: https://ydc.local:5281/upload/…"))
         #expect(
             lines.contains(
-                "Certificate: from a local CA the server creates at first start (data/tls/ydc.local-ca.crt); "
+                "Trust: the local CA the server creates at first start (data/tls/ydc.local-ca.crt); "
                     + "then: swiftletd trust"))
         #expect(!report.contains("warning:"))
     }

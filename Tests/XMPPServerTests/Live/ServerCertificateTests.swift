@@ -42,7 +42,7 @@ import XMPPTestSupport
             #expect(log.lines.contains { $0.hasSuffix("Uploads: https://localhost:\(https)/upload/…") })
             #expect(
                 log.lines.contains {
-                    $0.contains("Certificate: from the local CA \(authority.certificatePath) (SHA-256 \(authority.fingerprint))")
+                    $0.contains("Trust: the local CA \(authority.certificatePath) (SHA-256 \(authority.fingerprint))")
                         && $0.hasSuffix("swiftletd trust")
                 })
             // What the log promises: the CA makes the HTTPS upload host trusted.
