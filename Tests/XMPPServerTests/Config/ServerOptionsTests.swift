@@ -36,10 +36,21 @@ import Testing
         (["--config", "--tls", "auto"], "--config needs a value"),
         (["--domain", "a", "--domain", "b"], "--domain is given twice"),
         (["--config=a", "--config", "b"], "--config is given twice"),
+        (["trust", "--install", "--uninstall"], "give --install or --uninstall once"),
     ])
     func usageErrors(arguments: [String], expected: String) {
         let error = #expect(throws: ServerOptions.UsageError.self) { try ServerOptions.parse(arguments) }
         #expect(error?.description == expected)
+    }
+
+    @Test func trustTakesInstallOrUninstall() throws {
+        #expect(try ServerOptions.parse(["trust"]).trustAction == nil)
+        let install = try ServerOptions.parse(["trust", "--install", "--data-dir", "/srv/data"])
+        #expect(install.trustAction == .install)
+        #expect(install.arguments == ["trust"])
+        #expect(install.overrides == [ConfigOverride(option: "--data-dir", key: "data_directory", values: ["/srv/data"])])
+        #expect(try ServerOptions.parse(["--uninstall", "trust"]).trustAction == .uninstall)
+        #expect(ServerOptions.help.contains("--install, --uninstall"))
     }
 
     @Test func emptyValueAfterEqualsIsPassedOn() throws {
