@@ -69,7 +69,7 @@ public final class XMLStreamParser {
     private var events: [XMLStreamEvent] = []
     fileprivate private(set) var failure: XMLStreamError?
     private var streamOpened = false
-    private var streamClosed = false
+    fileprivate private(set) var streamClosed = false
     /// The open elements of the current top-level element, outermost first.
     private var stack: [Element] = []
     /// Character data not yet attached to `stack.last`.
@@ -162,9 +162,10 @@ public final class XMLStreamParser {
     }
 
     /// Parses `bytes` and returns what they completed. After an `.error`
-    /// event, further feeds return nothing until `reset()`.
+    /// or `.streamClose` event, further feeds return nothing until
+    /// `reset()`.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [XMLStreamEvent] {
-        guard failure == nil else { return [] }
+        guard failure == nil, !streamClosed else { return [] }
         if expat == nil {
             guard !bytes.isEmpty else { return [] }
             recreateExpat()
@@ -194,6 +195,7 @@ public final class XMLStreamParser {
             }
             bytesFed += count
             offset += count
+            if streamClosed { break }
             if failure == nil, bytesFed - unitStart > limits.maxStanzaSize {
                 fail(.policyViolation, "stanza larger than \(limits.maxStanzaSize) bytes")
             } else if failure == nil, bytesFed - lastEventEnd > limits.maxTokenSize {
@@ -411,8 +413,12 @@ public final class XMLStreamParser {
         let end = markEventEnd()
         guard !refuseOversizedToken("end tag") else { return }
         guard var element = stack.popLast() else {
+            // The stream is over: what follows is not read, so that it
+            // cannot matter how it arrived (Expat judges junk after the
+            // root element differently when it comes a byte at a time).
             streamClosed = true
             events.append(.streamClose)
+            XML_StopParser(parsing, XML_FALSE)
             return
         }
         appendText(to: &element)
@@ -528,10 +534,11 @@ public final class XMLStreamParser {
 
 /// The parser behind Expat's user-data pointer.
 /// Expat may still deliver a callback or two after `XML_StopParser`; those
-/// are dropped by returning `nil` once the parser has failed.
+/// are dropped by returning `nil` once the parser has failed or the stream
+/// has closed.
 private func parser(_ context: UnsafeMutableRawPointer?) -> XMLStreamParser? {
     let parser = Unmanaged<XMLStreamParser>.fromOpaque(context!).takeUnretainedValue()
-    return parser.failure == nil ? parser : nil
+    return parser.failure == nil && !parser.streamClosed ? parser : nil
 }
 
 /// The namespace URIs one stream has used, so that the parser allocates a

@@ -201,13 +201,6 @@ import Testing
         #expect(parser.feed("<presence/>").count == 1)
     }
 
-    @Test func junkAfterTheStreamIsNotWellFormed() {
-        let parser = XMLStreamParser()
-        let events = parser.feed(clientHeader + "</stream:stream><presence/>")
-        #expect(events.dropLast().last == .streamClose)
-        #expect(errorKind(events) == .notWellFormed)
-    }
-
     @Test func secondXMLDeclarationMidStreamIsNotWellFormed() {
         let kind = kind(after: "<?xml version='1.0'?><presence/>")
         #expect(kind == .notWellFormed || kind == .restrictedXML)

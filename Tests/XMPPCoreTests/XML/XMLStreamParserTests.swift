@@ -35,6 +35,22 @@ let clientHeader = """
         #expect(events[2] == .streamClose)
     }
 
+    /// Nothing after the close is read, so it cannot matter how it
+    /// arrives: Expat takes a trailing `m:` for an unfinished name when it
+    /// comes with the close, and for junk when it comes a byte at a time
+    /// (the stream fuzzer's finding).
+    @Test func whatFollowsTheCloseIsNotReadHoweverItArrives() {
+        let whole = XMLStreamParser().feed(clientHeader + "</stream:stream>m:<message/>")
+        let split = XMLStreamParser()
+        var pieces = split.feed(clientHeader + "</stream:stream>")
+        for byte in "m:<message/>".utf8 { pieces += split.feed([byte]) }
+        #expect(whole.count == 2)
+        #expect(whole.last == .streamClose)
+        #expect(pieces == whole)
+        split.reset()
+        #expect(split.feed(clientHeader).count == 1, "reset opens the parser again")
+    }
+
     @Test func resolvesDefaultAndPrefixedNamespaces() {
         let parser = XMLStreamParser()
         _ = parser.feed(clientHeader)
