@@ -193,7 +193,7 @@ public struct LocalCertificateAuthority: Sendable, Hashable {
             let fingerprint = CertificateFingerprint(certificate: current)
             let unchanged = CertificateFiles(
                 certificatePath: certificatePath, privateKeyPath: keyPath, fingerprint: fingerprint, wasCreated: false)
-            guard issued(certificateAt: certificatePath) else { return unchanged }
+            guard Self.signs(root, current) else { return unchanged }
             let key = try? CertificateBuilder.readPrivateKey(path: keyPath)
             defer { key.map { EVP_PKEY_free($0) } }
             if let key, X509_check_private_key(current, key) == 1, Self.covers(current, covered),
@@ -212,6 +212,11 @@ public struct LocalCertificateAuthority: Sendable, Hashable {
         defer { X509_free(root) }
         guard let certificate = try? X509Certificates.readFirst(path: path) else { return false }
         defer { X509_free(certificate) }
+        return Self.signs(root, certificate)
+    }
+
+    /// Whether `root`'s key signed `certificate`.
+    private static func signs(_ root: OpaquePointer, _ certificate: OpaquePointer) -> Bool {
         defer { OpenSSLErrorQueue.clear() }
         return X509_verify(certificate, X509_get0_pubkey(root)) == 1
     }

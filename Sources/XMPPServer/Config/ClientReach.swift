@@ -68,13 +68,11 @@ public struct ClientReach: Sendable {
         let hosts = addresses.map { address in
             address.ipString == "0.0.0.0" || address.ipString == "::" ? "any address of this machine" : address.ipString
         }
-        var seen = Set<String>()
-        return hosts.filter { seen.insert($0).inserted }.joined(separator: " or ")
+        return hosts.uniqued().joined(separator: " or ")
     }
 
     /// `5222`, or `5222, 5223` when they differ.
     private static func ports(_ addresses: some Collection<SocketAddress>) -> String {
-        var seen = Set<UInt16>()
-        return addresses.map(\.port).filter { seen.insert($0).inserted }.map(String.init).joined(separator: ", ")
+        addresses.map(\.port).uniqued().map(String.init).joined(separator: ", ")
     }
 }

@@ -80,7 +80,6 @@ extension ServerConfig {
                 names.append(address.host)
             }
         }
-        var seen = Set<String>()
-        return names.filter { seen.insert($0).inserted }
+        return names.uniqued()
     }
 }

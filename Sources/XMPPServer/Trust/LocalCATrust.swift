@@ -102,8 +102,7 @@ public struct LocalCATrust {
             urls += (wildcard ? lanAddresses : [address.host]).map { url("https", $0, address.port) }
         }
         urls += config.http.listen.map { url("http", $0.host, $0.port) }
-        var seen = Set<String>()
-        return urls.filter { seen.insert($0).inserted }
+        return urls.uniqued()
     }
 
     /// `swiftlet-<domain>-<8 hex digits>`: the root's name in every store.

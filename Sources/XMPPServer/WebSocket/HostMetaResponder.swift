@@ -16,9 +16,8 @@ final class HostMetaResponder: HTTPResponder {
 
     /// The endpoints at `domain` for the bound `secure` and `plain` ports.
     static func webSocketURLs(domain: String, secure: [UInt16], plain: [UInt16]) -> [String] {
-        let unique = { (ports: [UInt16]) in ports.reduce(into: [UInt16]()) { if !$0.contains($1) { $0.append($1) } } }
-        return unique(secure).map { "wss://\(domain):\($0)\(WebSocketEndpoint.path)" }
-            + unique(plain).map { "ws://\(domain):\($0)\(WebSocketEndpoint.path)" }
+        secure.uniqued().map { "wss://\(domain):\($0)\(WebSocketEndpoint.path)" }
+            + plain.uniqued().map { "ws://\(domain):\($0)\(WebSocketEndpoint.path)" }
     }
 
     func respond(to request: HTTPRequestHead, on connection: HTTPConnection) {

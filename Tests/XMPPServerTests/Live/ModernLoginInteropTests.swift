@@ -27,7 +27,6 @@ struct ModernLoginInteropTests {
     static let scriptTimeout = 60.0
 
     static let pyOpenSSL = PythonInterop.probe(["OpenSSL", "cryptography"])
-    static let nbxmpp = PythonInterop.probe(["gi", "nbxmpp"])
 
     @Test(
         .enabled(
@@ -55,15 +54,9 @@ struct ModernLoginInteropTests {
     }
 
     @Test(
-        .enabled(
-            if: nbxmpp.shouldRun,
-            """
-            nbxmpp is not installed (python3 -c 'import gi, nbxmpp' failed): apt-get install \
-            gir1.2-soup-3.0 libgirepository1.0-dev libcairo2-dev, pip install 'PyGObject<3.51' nbxmpp, \
-            or set SWIFTLET_REQUIRE_INTEROP=1 to make this a failure
-            """))
+        .enabled(if: PythonInterop.nbxmpp.shouldRun, PythonInterop.nbxmppMissing))
     func nbxmppLogsInWithSASL2() throws {
-        guard PythonInterop.requireAvailable(Self.nbxmpp) else { return }
+        guard PythonInterop.requireAvailable(PythonInterop.nbxmpp) else { return }
         try LiveServer.run { server in
             try server.register("gajim", "nb-pässword")
             let outcome = try PythonInterop.run(

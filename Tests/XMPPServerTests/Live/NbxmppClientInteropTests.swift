@@ -30,15 +30,9 @@ struct NbxmppClientInteropTests {
     static let uploadSize = 30_000
 
     @Test(
-        .enabled(
-            if: ModernLoginInteropTests.nbxmpp.shouldRun,
-            """
-            nbxmpp is not installed (python3 -c 'import gi, nbxmpp' failed): apt-get install \
-            gir1.2-soup-3.0 libgirepository1.0-dev libcairo2-dev, pip install 'PyGObject<3.51' nbxmpp, \
-            or set SWIFTLET_REQUIRE_INTEROP=1 to make this a failure
-            """))
+        .enabled(if: PythonInterop.nbxmpp.shouldRun, PythonInterop.nbxmppMissing))
     func nbxmppChatsUploadsPublishesAnAvatarAndReadsTheArchive() throws {
-        guard PythonInterop.requireAvailable(ModernLoginInteropTests.nbxmpp) else { return }
+        guard PythonInterop.requireAvailable(PythonInterop.nbxmpp) else { return }
         // With an HTTPS listener, slot URLs are https ones.
         try LiveServer.run(configure: { $0.http.tlsListen = [ListenAddress("127.0.0.1:0")!] }) { server in
             try server.register("alice", Self.password)

@@ -17,15 +17,9 @@ struct NbxmppRegisterInteropTests {
     static let scriptTimeout = 45.0
 
     @Test(
-        .enabled(
-            if: ModernLoginInteropTests.nbxmpp.shouldRun,
-            """
-            nbxmpp is not installed (python3 -c 'import gi, nbxmpp' failed): apt-get install \
-            gir1.2-soup-3.0 libgirepository1.0-dev libcairo2-dev, pip install 'PyGObject<3.51' nbxmpp, \
-            or set SWIFTLET_REQUIRE_INTEROP=1 to make this a failure
-            """))
+        .enabled(if: PythonInterop.nbxmpp.shouldRun, PythonInterop.nbxmppMissing))
     func nbxmppRegistersWithTheDataForm() throws {
-        guard PythonInterop.requireAvailable(ModernLoginInteropTests.nbxmpp) else { return }
+        guard PythonInterop.requireAvailable(PythonInterop.nbxmpp) else { return }
         try LiveServer.run { server in
             let outcome = try PythonInterop.run("nbxmpp_register.py", against: server, timeout: Self.scriptTimeout)
             PythonInterop.expectPassed(

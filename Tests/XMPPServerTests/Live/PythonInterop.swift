@@ -25,6 +25,15 @@ enum PythonInterop {
         var shouldRun: Bool { available || PythonInterop.required }
     }
 
+    /// nbxmpp, Gajim's library, with PyGObject and libsoup 3's typelib.
+    static let nbxmpp = probe(["gi", "nbxmpp"])
+    /// Why a test of nbxmpp is skipped, and what to install.
+    static let nbxmppMissing: Comment = """
+        nbxmpp is not installed (python3 -c 'import gi, nbxmpp' failed): apt-get install \
+        gir1.2-soup-3.0 libgirepository1.0-dev libcairo2-dev, pip install 'PyGObject<3.51' nbxmpp, \
+        or set SWIFTLET_REQUIRE_INTEROP=1 to make this a failure
+        """
+
     /// Asks `python3` to import every module in `modules`.
     static func probe(_ modules: [String]) -> Libraries {
         guard let child = try? python(["-c", "import " + modules.joined(separator: ", ")]) else {

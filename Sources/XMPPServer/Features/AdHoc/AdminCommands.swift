@@ -142,8 +142,7 @@ enum AdminCommands {
 
     /// The accounts with a session among `sessions`, in their order.
     private static func onlineAccounts(_ sessions: [OnlineSession]) -> [JID] {
-        var seen: Set<JID> = []
-        return sessions.map(\.jid.bare).filter { seen.insert($0).inserted }
+        sessions.map(\.jid.bare).uniqued()
     }
 
     /// `<required/>` of XEP-0004 §3.2.
